@@ -1,0 +1,595 @@
+package shellparse
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+	"sync"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Limits bound the work the analysis does on hostile input.
+type Limits struct {
+	// MaxBytes is the longest text analysed; longer text gives a finding.
+	MaxBytes int
+	// MaxDepth bounds nesting: substitutions, subshells, blocks, functions
+	// and nested scripts (sh -c, eval) each count one level.
+	MaxDepth int
+	// MaxCommands bounds the number of simple commands reported.
+	MaxCommands int
+}
+
+// DefaultLimits are generous for real commands and small for attacks.
+var DefaultLimits = Limits{MaxBytes: 64 << 10, MaxDepth: 32, MaxCommands: 4096}
+
+// Analyze parses text as bash and analyses it with DefaultLimits.
+func Analyze(text string) *Script {
+	return AnalyzeLimits(text, DefaultLimits)
+}
+
+var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
+
+// AnalyzeLimits parses and analyses text. It never panics; a parse error or a
+// limit is reported in Script.ParseError or Script.Findings.
+func AnalyzeLimits(text string, lim Limits) *Script {
+	s := &Script{Text: text}
+	a := &analyzer{script: s, lim: lim, functions: map[string]bool{}}
+	if lim.MaxBytes > 0 && len(text) > lim.MaxBytes {
+		a.fail(FindingTooLong, fmt.Sprintf("command is %d bytes; the limit is %d", len(text), lim.MaxBytes), Position{Line: 1, Col: 1})
+		return s
+	}
+	if d := bracketDepth(text); lim.MaxDepth > 0 && d > 2*lim.MaxDepth {
+		a.fail(FindingTooDeep, fmt.Sprintf("command nests %d brackets deep; the limit is %d", d, 2*lim.MaxDepth), Position{Line: 1, Col: 1})
+		return s
+	}
+	a.script_(text, context{}, Position{})
+	// Mark calls to functions declared anywhere in the script: bash resolves
+	// a name against functions first, at run time.
+	for _, c := range s.Commands {
+		if c.Name != "" && !c.execd && a.functions[c.Name] && !strings.Contains(c.Path, "/") {
+			c.Function = true
+		}
+	}
+	return s
+}
+
+// bracketDepth is a cheap upper bound on nesting, checked before parsing so
+// that pathological input never reaches the recursive parser.
+func bracketDepth(text string) int {
+	depth, max := 0, 0
+	for i := 0; i < len(text); i++ {
+		switch text[i] {
+		case '(', '{', '`':
+			depth++
+			if depth > max {
+				max = depth
+			}
+		case ')', '}':
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	return max
+}
+
+type analyzer struct {
+	script    *Script
+	lim       Limits
+	functions map[string]bool
+}
+
+// context is where a node sits: the text it came from, the wrappers and
+// substitutions around it, and how deep it is.
+type context struct {
+	src   string
+	via   []string
+	depth int
+	// at, when set, is the position reported for everything inside a nested
+	// script (whose own positions are relative to a string argument).
+	at *Position
+	// execd is set below a wrapper that executes a program (sudo, xargs,
+	// find -exec, sh -c): shell functions of this script are not visible there.
+	execd bool
+}
+
+func (c context) with(via string) context {
+	n := c
+	n.via = append(append([]string(nil), c.via...), via)
+	n.depth++
+	return n
+}
+
+func (c context) pos(p syntax.Pos) Position {
+	if c.at != nil {
+		return *c.at
+	}
+	return position(p)
+}
+
+func (a *analyzer) fail(kind, msg string, pos Position) {
+	f := Finding{Kind: kind, Message: msg, Pos: pos}
+	a.script.Findings = append(a.script.Findings, f)
+	if a.script.ParseError == nil {
+		a.script.ParseError = &f
+	}
+}
+
+func (a *analyzer) finding(kind, msg string, pos Position, via []string) {
+	a.script.Findings = append(a.script.Findings, Finding{Kind: kind, Message: msg, Pos: pos, Via: via})
+}
+
+// script_ parses text (the whole input or a nested script) and analyses it.
+func (a *analyzer) script_(text string, ctx context, at Position) {
+	if ctx.depth > a.lim.MaxDepth {
+		a.fail(FindingTooDeep, fmt.Sprintf("nesting deeper than %d levels", a.lim.MaxDepth), at)
+		return
+	}
+	p := parsers.Get().(*syntax.Parser)
+	f, err := p.Parse(strings.NewReader(text), "")
+	parsers.Put(p)
+	if err != nil {
+		a.parseError(text, err, ctx, at)
+		return
+	}
+	ctx.src = text
+	a.stmts(f.Stmts, ctx)
+}
+
+func (a *analyzer) parseError(text string, err error, ctx context, at Position) {
+	var pe syntax.ParseError
+	var le syntax.LangError
+	pos := at
+	msg := err.Error()
+	switch {
+	case errors.As(err, &pe):
+		if ctx.at == nil && len(ctx.via) == 0 {
+			pos = position(pe.Pos)
+		}
+		msg = fmt.Sprintf("%s: %s", position(pe.Pos), pe.Text)
+		if ctx.at == nil && len(ctx.via) == 0 {
+			msg += near(text, int(pe.Pos.Offset()))
+		}
+	case errors.As(err, &le):
+		if ctx.at == nil && len(ctx.via) == 0 {
+			pos = position(le.Pos)
+		}
+		msg = fmt.Sprintf("%s: %s", position(le.Pos), strings.TrimPrefix(le.Error(), le.Pos.String()+": "))
+	}
+	if len(ctx.via) > 0 {
+		msg = fmt.Sprintf("in script given to %s: %s", strings.Join(ctx.via, " → "), msg)
+	}
+	a.fail(FindingParseError, msg, pos)
+}
+
+// near quotes the text around an offset so that a person sees what broke.
+func near(text string, off int) string {
+	if off < 0 || off > len(text) {
+		return ""
+	}
+	start, end := max(0, off-20), min(len(text), off+20)
+	return fmt.Sprintf(" (near %q)", text[start:end])
+}
+
+func (a *analyzer) stmts(list []*syntax.Stmt, ctx context) {
+	for _, st := range list {
+		a.stmt(st, ctx)
+	}
+}
+
+func (a *analyzer) stmt(st *syntax.Stmt, ctx context) {
+	if st == nil {
+		return
+	}
+	if st.Background || st.Coprocess || st.Disown {
+		a.script.addConstruct(ConstructBackground)
+	}
+	if st.Negated {
+		a.script.addConstruct(ConstructNegation)
+	}
+	for _, r := range st.Redirs {
+		a.redirect(r, ctx)
+	}
+	if st.Cmd != nil {
+		a.command(st.Cmd, ctx)
+	}
+}
+
+func (a *analyzer) nest(ctx context) bool {
+	if ctx.depth > a.script.Depth {
+		a.script.Depth = ctx.depth
+	}
+	return ctx.depth <= a.lim.MaxDepth
+}
+
+func (a *analyzer) command(cmd syntax.Command, ctx context) {
+	switch c := cmd.(type) {
+	case *syntax.CallExpr:
+		a.call(c, ctx)
+	case *syntax.BinaryCmd:
+		switch c.Op {
+		case syntax.Pipe, syntax.PipeAll:
+			a.script.addConstruct(ConstructPipeline)
+		default:
+			a.script.addConstruct(ConstructAndOr)
+		}
+		a.script.addOperator(c.Op.String())
+		a.stmt(c.X, ctx)
+		a.stmt(c.Y, ctx)
+	case *syntax.Subshell:
+		a.script.addConstruct(ConstructSubshell)
+		a.block(c.Stmts, ctx, "( … )")
+	case *syntax.Block:
+		a.script.addConstruct(ConstructBlock)
+		a.stmts(c.Stmts, ctx)
+	case *syntax.IfClause:
+		a.script.addConstruct(ConstructIf)
+		for ic := c; ic != nil; ic = ic.Else {
+			a.stmts(ic.Cond, ctx)
+			a.stmts(ic.Then, ctx)
+		}
+	case *syntax.WhileClause:
+		a.script.addConstruct(ConstructLoop)
+		a.stmts(c.Cond, ctx)
+		a.stmts(c.Do, ctx)
+	case *syntax.ForClause:
+		a.script.addConstruct(ConstructLoop)
+		a.scan(c.Loop, ctx)
+		if wi, ok := c.Loop.(*syntax.WordIter); ok && wi.Name != nil {
+			a.script.Assignments = append(a.script.Assignments, Assignment{Name: wi.Name.Value, Dynamic: true, Pos: ctx.pos(wi.Name.Pos())})
+		}
+		a.stmts(c.Do, ctx)
+	case *syntax.CaseClause:
+		a.script.addConstruct(ConstructCase)
+		a.scan(c.Word, ctx)
+		for _, item := range c.Items {
+			for _, p := range item.Patterns {
+				a.scan(p, ctx)
+			}
+			a.stmts(item.Stmts, ctx)
+		}
+	case *syntax.FuncDecl:
+		a.script.addConstruct(ConstructFunction)
+		names := c.Names
+		if c.Name != nil {
+			names = append(names, c.Name)
+		}
+		label := "function"
+		for _, n := range names {
+			a.functions[n.Value] = true
+			a.script.Functions = append(a.script.Functions, n.Value)
+			label = "function " + n.Value
+		}
+		if inner := ctx.with(label); a.nest(inner) {
+			a.stmt(c.Body, inner)
+		} else {
+			a.fail(FindingTooDeep, fmt.Sprintf("nesting deeper than %d levels", a.lim.MaxDepth), ctx.pos(c.Pos()))
+		}
+	case *syntax.ArithmCmd:
+		a.script.addConstruct(ConstructArithmetic)
+		a.scan(c, ctx)
+	case *syntax.LetClause:
+		a.script.addConstruct(ConstructArithmetic)
+		a.scan(c, ctx)
+	case *syntax.TestClause:
+		a.script.addConstruct(ConstructTest)
+		a.scan(c, ctx)
+	case *syntax.DeclClause:
+		a.decl(c, ctx)
+	case *syntax.TimeClause:
+		a.script.addConstruct(ConstructTime)
+		a.stmt(c.Stmt, ctx)
+	case *syntax.CoprocClause:
+		a.script.addConstruct(ConstructCoproc)
+		a.script.addConstruct(ConstructBackground)
+		a.stmt(c.Stmt, ctx)
+	case *syntax.TestDecl:
+		a.script.addConstruct(ConstructFunction)
+		a.stmt(c.Body, ctx.with("@test"))
+	default:
+		a.scan(cmd, ctx)
+	}
+}
+
+func (a *analyzer) block(list []*syntax.Stmt, ctx context, via string) {
+	inner := ctx
+	inner.depth++
+	if !a.nest(inner) {
+		a.fail(FindingTooDeep, fmt.Sprintf("nesting deeper than %d levels", a.lim.MaxDepth), ctx.pos(list[0].Pos()))
+		return
+	}
+	a.stmts(list, inner)
+}
+
+// scan finds substitutions anywhere below a node (parameter defaults,
+// arithmetic, array indexes, test expressions, here-documents) and analyses
+// the commands inside them.
+func (a *analyzer) scan(n syntax.Node, ctx context) {
+	if n == nil {
+		return
+	}
+	syntax.Walk(n, func(node syntax.Node) bool {
+		switch s := node.(type) {
+		case *syntax.CmdSubst:
+			kind := "$()"
+			if s.Backquotes {
+				kind = "``"
+			}
+			a.substitution(kind, ConstructSubstitution, s, s.Stmts, ctx)
+			return false
+		case *syntax.ProcSubst:
+			kind := "<()"
+			if s.Op == syntax.CmdOut {
+				kind = ">()"
+			}
+			a.substitution(kind, ConstructProcSubst, s, s.Stmts, ctx)
+			return false
+		}
+		return true
+	})
+}
+
+func (a *analyzer) substitution(kind, construct string, n syntax.Node, list []*syntax.Stmt, ctx context) {
+	a.script.addConstruct(construct)
+	a.script.Substitutions = append(a.script.Substitutions, Substitution{Kind: kind, Text: sourceOf(ctx.src, n), Pos: ctx.pos(n.Pos())})
+	label := strings.Replace(strings.Replace(kind, "()", "(…)", 1), "``", "`…`", 1)
+	inner := ctx.with(label)
+	if !a.nest(inner) {
+		a.fail(FindingTooDeep, fmt.Sprintf("nesting deeper than %d levels", a.lim.MaxDepth), ctx.pos(n.Pos()))
+		return
+	}
+	a.stmts(list, inner)
+}
+
+// needsScan reports whether a word may contain a substitution.
+func needsScan(w *syntax.Word) bool {
+	if len(w.Parts) != 1 {
+		return true
+	}
+	switch w.Parts[0].(type) {
+	case *syntax.Lit, *syntax.SglQuoted:
+		return false
+	}
+	return true
+}
+
+func (a *analyzer) redirect(r *syntax.Redirect, ctx context) {
+	a.script.addConstruct(ConstructRedirect)
+	rd := Redirect{Op: r.Op.String(), Pos: ctx.pos(r.Pos()), Via: ctx.via}
+	if r.N != nil {
+		rd.Fd = r.N.Value
+	}
+	if r.Word != nil {
+		if needsScan(r.Word) {
+			a.scan(r.Word, ctx)
+		}
+		ws := resolveWord(ctx.src, r.Word)
+		if len(ws) == 1 {
+			rd.Target, rd.Dynamic = ws[0].Text(), ws[0].Dynamic
+		} else {
+			// A redirect target that expands to several words is an error
+			// in bash ("ambiguous redirect"); keep it dynamic.
+			rd.Target, rd.Dynamic = sourceOf(ctx.src, r.Word), true
+		}
+	}
+	switch r.Op {
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob, syntax.RdrAll, syntax.AppAll, syntax.RdrAllClob, syntax.AppAllClob:
+		rd.Write = true
+	case syntax.RdrIn:
+		rd.Read = true
+	case syntax.RdrInOut:
+		rd.Read, rd.Write = true, true
+	case syntax.DplIn, syntax.DplOut:
+		if isFdTarget(rd.Target) && !rd.Dynamic {
+			rd.Dup = true
+		} else if r.Op == syntax.DplOut {
+			// ">&file" sends stdout and stderr to a file.
+			rd.Write = true
+		} else {
+			rd.Read = true
+		}
+	case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+		rd.Heredoc = true
+		a.script.addConstruct(ConstructHeredoc)
+		if r.Hdoc != nil {
+			a.scan(r.Hdoc, ctx)
+		}
+		if r.Op != syntax.WordHdoc {
+			rd.Target = "<<" + rd.Target
+		}
+	}
+	a.script.Redirects = append(a.script.Redirects, rd)
+}
+
+func isFdTarget(s string) bool {
+	if s == "-" || s == "" {
+		return true
+	}
+	s = strings.TrimSuffix(s, "-") // 2>&1- moves the descriptor
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return len(s) > 0
+}
+
+func (a *analyzer) assigns(list []*syntax.Assign, ctx context) (env map[string]string, dynamic bool) {
+	for _, as := range list {
+		if as.Value != nil && needsScan(as.Value) || as.Array != nil || as.Index != nil {
+			a.scan(as, ctx)
+		}
+		if as.Name == nil {
+			continue
+		}
+		value, dyn := assignValue(ctx.src, as)
+		if env == nil {
+			env = make(map[string]string, len(list))
+		}
+		env[as.Name.Value] = value
+		dynamic = dynamic || dyn
+	}
+	return env, dynamic
+}
+
+func assignValue(src string, as *syntax.Assign) (string, bool) {
+	switch {
+	case as.Value != nil:
+		ws := resolveWord(src, as.Value)
+		if len(ws) == 1 {
+			return ws[0].Text(), ws[0].Dynamic || ws[0].Glob
+		}
+		return sourceOf(src, as.Value), true
+	case as.Array != nil:
+		return sourceOf(src, as.Array), true
+	}
+	return "", false
+}
+
+// call analyses a simple command (or a bare assignment).
+func (a *analyzer) call(c *syntax.CallExpr, ctx context) {
+	if len(c.Args) == 0 {
+		a.script.addConstruct(ConstructAssignment)
+		for _, as := range c.Assigns {
+			if as.Value != nil && needsScan(as.Value) || as.Array != nil || as.Index != nil {
+				a.scan(as, ctx)
+			}
+			if as.Name == nil {
+				continue
+			}
+			v, dyn := assignValue(ctx.src, as)
+			a.script.Assignments = append(a.script.Assignments, Assignment{Name: as.Name.Value, Value: v, Dynamic: dyn, Pos: ctx.pos(as.Pos())})
+		}
+		return
+	}
+	env, envDynamic := a.assigns(c.Assigns, ctx)
+	words := make([]Word, 0, len(c.Args))
+	for _, w := range c.Args {
+		if needsScan(w) {
+			a.scan(w, ctx)
+		}
+		words = append(words, resolveWord(ctx.src, w)...)
+	}
+	if len(words) == 0 {
+		return
+	}
+	text := sourceOf(ctx.src, c)
+	if ctx.at != nil {
+		text = ""
+	}
+	if cmd := a.simple(words, env, ctx, ctx.pos(c.Pos()), text); cmd != nil && envDynamic {
+		cmd.Dynamic = true
+	}
+}
+
+// decl records a declaration builtin (export, declare, local, readonly,
+// typeset, nameref) both as assignments and as a simple command.
+func (a *analyzer) decl(d *syntax.DeclClause, ctx context) {
+	words := []Word{{Value: d.Variant.Value}}
+	for _, as := range d.Args {
+		if as.Value != nil && needsScan(as.Value) || as.Array != nil || as.Index != nil {
+			a.scan(as, ctx)
+		}
+		switch {
+		case as.Naked && as.Name == nil && as.Value != nil:
+			words = append(words, resolveWord(ctx.src, as.Value)...)
+		case as.Name != nil:
+			v, dyn := assignValue(ctx.src, as)
+			a.script.addConstruct(ConstructAssignment)
+			a.script.Assignments = append(a.script.Assignments, Assignment{Name: as.Name.Value, Value: v, Dynamic: dyn, Pos: ctx.pos(as.Pos())})
+			w := Word{Value: as.Name.Value}
+			if !as.Naked {
+				w.Value += "=" + v
+				w.Dynamic = dyn
+				if dyn {
+					w.Raw = sourceOf(ctx.src, as)
+				}
+			}
+			words = append(words, w)
+		}
+	}
+	text := sourceOf(ctx.src, d)
+	if ctx.at != nil {
+		text = ""
+	}
+	cmd := a.simple(words, nil, ctx, ctx.pos(d.Pos()), text)
+	if cmd != nil {
+		cmd.Decl = true
+	}
+}
+
+// simple records a simple command built from resolved words and unwraps it.
+func (a *analyzer) simple(words []Word, env map[string]string, ctx context, pos Position, text string) *Command {
+	if a.lim.MaxCommands > 0 && len(a.script.Commands) >= a.lim.MaxCommands {
+		if len(a.script.Commands) == a.lim.MaxCommands {
+			a.fail(FindingTooLong, fmt.Sprintf("more than %d simple commands", a.lim.MaxCommands), pos)
+		}
+		return nil
+	}
+	cmd := newCommand(words, env, pos, ctx.via)
+	cmd.execd = ctx.execd
+	if text != "" {
+		cmd.Text = text
+	}
+	a.script.Commands = append(a.script.Commands, cmd)
+	if cmd.DynamicName {
+		a.script.addConstruct(ConstructDynamicName)
+	}
+	a.envCode(cmd, ctx)
+	a.unwrap(cmd, ctx)
+	return cmd
+}
+
+// newCommand derives name, flags and positionals from resolved words.
+func newCommand(words []Word, env map[string]string, pos Position, via []string) *Command {
+	cmd := &Command{Words: words, Env: env, Pos: pos, Via: via}
+	cmd.Argv = make([]string, len(words))
+	for i, w := range words {
+		cmd.Argv[i] = w.Text()
+		if w.Dynamic {
+			cmd.Dynamic = true
+		}
+	}
+	first := words[0]
+	cmd.Path = first.Text()
+	if first.Dynamic {
+		cmd.DynamicName = true
+	} else {
+		cmd.Name = path.Base(strings.ReplaceAll(first.Value, `\`, "/"))
+		if first.Value == "" {
+			cmd.Name = ""
+		}
+	}
+	cmd.Args = cmd.Argv[1:]
+	endOfFlags := false
+	for i, w := range words[1:] {
+		v := w.Value
+		switch {
+		case endOfFlags || len(v) < 2 || v[0] != '-':
+			cmd.Positionals = append(cmd.Positionals, cmd.Args[i])
+		case v == "--":
+			endOfFlags = true
+		case strings.HasPrefix(v, "--"):
+			name, value, has := strings.Cut(v, "=")
+			cmd.Flags = append(cmd.Flags, Flag{Name: name, Value: value, HasValue: has, Raw: cmd.Args[i], Arg: i, Dynamic: w.Dynamic})
+		default:
+			for _, r := range v[1:] {
+				cmd.Flags = append(cmd.Flags, Flag{Name: "-" + string(r), Raw: cmd.Args[i], Arg: i, Dynamic: w.Dynamic})
+			}
+		}
+	}
+	if len(cmd.Positionals) > 0 {
+		cmd.Sub = cmd.Positionals[0]
+	}
+	cmd.Text = JoinArgv(cmd.Argv)
+	if len(env) > 0 {
+		var b strings.Builder
+		for _, k := range sortedKeys(env) {
+			b.WriteString(k + "=" + Quote(env[k]) + " ")
+		}
+		cmd.Text = b.String() + cmd.Text
+	}
+	return cmd
+}

@@ -1,0 +1,545 @@
+package shellparse
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// optionSyntax describes how a wrapper's own options are written, so that the
+// command it runs can be found after them.
+type optionSyntax struct {
+	shortValue string   // short options that take a value (-u root, -uroot)
+	longValue  []string // long options that take a value when not written with =
+	noRun      string   // short options after which nothing is run (command -v)
+	noRunLong  []string
+	assigns    bool // NAME=VALUE words may stand before the command (env, sudo)
+	skip       int  // positionals before the command (timeout DURATION)
+}
+
+var wrappers = map[string]optionSyntax{
+	"sudo":    {shortValue: "CDghpRrTtUu", longValue: []string{"--close-from", "--chdir", "--group", "--host", "--prompt", "--chroot", "--role", "--command-timeout", "--type", "--other-user", "--user"}, noRun: "lVvKk", noRunLong: []string{"--list", "--version", "--validate"}, assigns: true},
+	"doas":    {shortValue: "uC", assigns: false},
+	"env":     {shortValue: "uCS", longValue: []string{"--unset", "--chdir", "--split-string"}, assigns: true},
+	"nice":    {shortValue: "n", longValue: []string{"--adjustment"}},
+	"nohup":   {},
+	"timeout": {shortValue: "sk", longValue: []string{"--signal", "--kill-after"}, skip: 1},
+	"time":    {shortValue: "fo", longValue: []string{"--format", "--output"}},
+	"command": {noRun: "vV"},
+	"builtin": {},
+	"exec":    {shortValue: "a"},
+	"stdbuf":  {shortValue: "ioe", longValue: []string{"--input", "--output", "--error"}},
+	"ionice":  {shortValue: "cnpPu", longValue: []string{"--class", "--classdata", "--pid", "--pgid", "--uid"}, noRun: "pPu", noRunLong: []string{"--pid", "--pgid", "--uid"}},
+	"chrt":    {shortValue: "TPD", longValue: []string{"--sched-runtime", "--sched-period", "--sched-deadline"}, noRun: "pm", noRunLong: []string{"--pid", "--max"}, skip: 1},
+	"taskset": {noRun: "p", noRunLong: []string{"--pid"}, skip: 1},
+	"setsid":  {},
+	"xargs":   {shortValue: "aEdILnPs", longValue: []string{"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"}},
+	"ssh":     {shortValue: "BbcDEeFIiJLlmOoPpQRSWw"},
+}
+
+var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "ash": true, "yash": true, "fish": true, "rbash": true}
+
+// skipOptions returns the index of the first word after a wrapper's options
+// (and its NAME=VALUE words, if any), the assignments seen, the values of
+// short options by letter, and whether the wrapper runs a command at all.
+func skipOptions(words []Word, syn optionSyntax) (next int, env map[string]string, values map[string]string, runs bool) {
+	i := 1
+	runs = true
+	setValue := func(k, v string) {
+		if values == nil {
+			values = map[string]string{}
+		}
+		values[k] = v
+	}
+options:
+	for i < len(words) {
+		v := words[i].Value
+		switch {
+		case v == "--":
+			i++
+			break options
+		case strings.HasPrefix(v, "--") && len(v) > 2:
+			name, value, has := strings.Cut(v, "=")
+			if contains(syn.noRunLong, name) {
+				runs = false
+			}
+			if !has && contains(syn.longValue, name) && i+1 < len(words) {
+				value = words[i+1].Value
+				i++
+			}
+			setValue(name, value)
+			i++
+		case strings.HasPrefix(v, "-") && len(v) > 1 && !words[i].Dynamic:
+			for j := 1; j < len(v); j++ {
+				c := v[j]
+				if strings.IndexByte(syn.noRun, c) >= 0 {
+					runs = false
+				}
+				if strings.IndexByte(syn.shortValue, c) >= 0 {
+					value := v[j+1:]
+					if value == "" && i+1 < len(words) {
+						value = words[i+1].Value
+						i++
+					}
+					setValue("-"+string(c), value)
+					break
+				}
+			}
+			i++
+		case syn.assigns && isAssignment(v) && !words[i].Dynamic:
+			if env == nil {
+				env = map[string]string{}
+			}
+			name, value, _ := strings.Cut(v, "=")
+			env[name] = value
+			i++
+		default:
+			break options
+		}
+	}
+	i += syn.skip
+	return i, env, values, runs
+}
+
+func isAssignment(s string) bool {
+	eq := strings.IndexByte(s, '=')
+	if eq <= 0 {
+		return false
+	}
+	for i := 0; i < eq; i++ {
+		c := s[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// unwrap finds the commands a simple command runs on its behalf and analyses
+// them as simple commands of their own.
+func (a *analyzer) unwrap(cmd *Command, ctx context) {
+	if cmd.DynamicName || len(cmd.Words) == 0 {
+		return
+	}
+	words := cmd.Words
+	name := cmd.Name
+	exec := ctx
+	exec.execd = true
+	switch {
+	case shells[name]:
+		a.unwrapShell(cmd, exec)
+	case name == "eval":
+		a.nestedWords(cmd, words[1:], ctx, "eval")
+	case name == "trap":
+		a.unwrapTrap(cmd, ctx)
+	case name == "find":
+		a.unwrapFind(cmd, exec)
+	case name == "git":
+		a.unwrapGit(cmd, exec)
+	case name == "watch":
+		a.unwrapWatch(cmd, exec)
+	case name == "flock":
+		a.unwrapFlock(cmd, exec)
+	case name == "parallel":
+		a.unwrapParallel(cmd, exec)
+	case name == "ssh":
+		a.unwrapSSH(cmd, exec)
+	default:
+		syn, ok := wrappers[name]
+		if !ok {
+			return
+		}
+		next, env, values, runs := skipOptions(words, syn)
+		if !runs {
+			return
+		}
+		if name == "env" {
+			if split, ok := values["-S"]; ok {
+				a.nested(cmd, split+" "+joinWords(words[next:]), exec, "env -S")
+				return
+			}
+			if split, ok := values["--split-string"]; ok {
+				a.nested(cmd, split+" "+joinWords(words[next:]), exec, "env -S")
+				return
+			}
+		}
+		if next >= len(words) {
+			if name == "xargs" {
+				a.inner(cmd, []Word{{Value: "echo"}}, nil, exec, name)
+			}
+			return
+		}
+		innerCtx := exec
+		if name == "builtin" || name == "command" {
+			innerCtx.execd = false
+		}
+		a.inner(cmd, words[next:], env, innerCtx, name)
+	}
+}
+
+// inner records the command a wrapper runs.
+func (a *analyzer) inner(outer *Command, words []Word, env map[string]string, ctx context, via string) {
+	inner := ctx.with(via)
+	if !a.nest(inner) {
+		a.fail(FindingTooDeep, fmt.Sprintf("nesting deeper than %d levels", a.lim.MaxDepth), outer.Pos)
+		return
+	}
+	inner.at = &outer.Pos
+	a.simple(words, env, inner, outer.Pos, "")
+}
+
+// nested parses a string as a script of its own (sh -c, eval, ssh).
+func (a *analyzer) nested(outer *Command, text string, ctx context, via string) {
+	inner := ctx.with(via)
+	if !a.nest(inner) {
+		a.fail(FindingTooDeep, fmt.Sprintf("nesting deeper than %d levels", a.lim.MaxDepth), outer.Pos)
+		return
+	}
+	inner.at = &outer.Pos
+	a.script_(text, inner, outer.Pos)
+}
+
+// nestedWords joins words into a script (eval's semantics); a dynamic word
+// makes the script unknowable.
+func (a *analyzer) nestedWords(outer *Command, words []Word, ctx context, via string) {
+	for _, w := range words {
+		if w.Dynamic {
+			a.finding(FindingDynamicScript, fmt.Sprintf("%s runs a script built at run time (%s); it cannot be checked", via, w.Raw), outer.Pos, outer.Via)
+			return
+		}
+	}
+	if len(words) == 0 {
+		return
+	}
+	a.nested(outer, joinWords(words), ctx, via)
+}
+
+func joinWords(words []Word) string {
+	parts := make([]string, len(words))
+	for i, w := range words {
+		parts[i] = w.Text()
+	}
+	return strings.Join(parts, " ")
+}
+
+func (a *analyzer) unwrapShell(cmd *Command, ctx context) {
+	words := cmd.Words
+	command := false
+	i := 1
+	for ; i < len(words); i++ {
+		v := words[i].Value
+		if v == "--" || v == "-" {
+			i++
+			break
+		}
+		if len(v) < 2 || (v[0] != '-' && v[0] != '+') {
+			break
+		}
+		if strings.HasPrefix(v, "--") {
+			if v == "--rcfile" || v == "--init-file" {
+				i++
+			}
+			continue
+		}
+		for j := 1; j < len(v); j++ {
+			switch v[j] {
+			case 'c':
+				command = true
+			case 'o', 'O':
+				if j == len(v)-1 {
+					i++
+				}
+			}
+		}
+	}
+	if !command {
+		return
+	}
+	if i >= len(words) {
+		return
+	}
+	a.nestedWords(cmd, words[i:i+1], ctx, cmd.Name+" -c")
+}
+
+func (a *analyzer) unwrapTrap(cmd *Command, ctx context) {
+	args := cmd.Words[1:]
+	for len(args) > 0 && strings.HasPrefix(args[0].Value, "-") && args[0].Value != "-" {
+		if args[0].Value == "--" {
+			args = args[1:]
+			break
+		}
+		args = args[1:]
+	}
+	if len(args) < 2 || args[0].Value == "-" || args[0].Value == "" && !args[0].Dynamic {
+		return
+	}
+	a.nestedWords(cmd, args[:1], ctx, "trap")
+}
+
+var findExec = map[string]bool{"-exec": true, "-execdir": true, "-ok": true, "-okdir": true}
+
+func (a *analyzer) unwrapFind(cmd *Command, ctx context) {
+	words := cmd.Words
+	for i := 1; i < len(words); i++ {
+		if !findExec[words[i].Value] {
+			continue
+		}
+		flag := words[i].Value
+		start := i + 1
+		end := start
+		for end < len(words) && words[end].Value != ";" && words[end].Value != "+" {
+			end++
+		}
+		if end > start {
+			a.inner(cmd, words[start:end], nil, ctx, "find "+flag)
+		}
+		i = end
+	}
+}
+
+// gitCodeConfig are configuration keys whose value git runs as a shell
+// command; gitPathConfig are keys naming code git runs from a path.
+var gitCodeConfig = []string{"core.pager", "core.editor", "core.sshcommand", "core.fsmonitor", "core.askpass", "core.gitproxy",
+	"diff.external", "sequence.editor", "gpg.program", "credential.helper", "uploadpack.packobjectshook", "sendemail.tocmd", "sendemail.cccmd"}
+var gitCodeConfigGlobs = []string{"pager.", "alias.", "diff.*.command", "diff.*.textconv", "filter.", "merge.*.driver", "gpg.*.program", "credential.*.helper", "remote.*.receivepack", "remote.*.uploadpack", "difftool.", "mergetool."}
+var gitPathConfig = []string{"core.hookspath", "core.worktree", "include.path", "includeif."}
+
+func gitConfigRuns(key string) (shellCommand, pathCode bool) {
+	key = strings.ToLower(key)
+	if contains(gitCodeConfig, key) {
+		return true, false
+	}
+	for _, p := range gitPathConfig {
+		if key == p || strings.HasSuffix(p, ".") && strings.HasPrefix(key, p) {
+			return false, true
+		}
+	}
+	for _, g := range gitCodeConfigGlobs {
+		if strings.HasSuffix(g, ".") && strings.HasPrefix(key, g) {
+			return true, false
+		}
+		if pre, suf, ok := strings.Cut(g, ".*."); ok && strings.HasPrefix(key, pre+".") && strings.HasSuffix(key, "."+suf) {
+			return true, false
+		}
+	}
+	return false, false
+}
+
+var gitValueOptions = []string{"-c", "-C", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix", "--attr-source", "--list-cmds"}
+
+func (a *analyzer) unwrapGit(cmd *Command, ctx context) {
+	words := cmd.Words
+	for i := 1; i < len(words); i++ {
+		w := words[i]
+		v := w.Value
+		if !strings.HasPrefix(v, "-") {
+			return
+		}
+		name, value, has := strings.Cut(v, "=")
+		if name == "-c" && len(v) > 2 && !has {
+			name, value, has = "-c", v[2:], true
+		}
+		if !has && contains(gitValueOptions, name) && i+1 < len(words) {
+			i++
+			w = words[i]
+			value = w.Value
+		}
+		switch name {
+		case "-c":
+			key, val, _ := strings.Cut(value, "=")
+			a.gitConfig(cmd, key, val, w.Dynamic, ctx)
+		case "--config-env":
+			key, _, _ := strings.Cut(value, "=")
+			if shell, path := gitConfigRuns(key); shell || path {
+				a.finding(FindingCodeExec, fmt.Sprintf("git --config-env sets %s from the environment: it runs code that cannot be checked", key), cmd.Pos, cmd.Via)
+			}
+		case "--exec-path":
+			if has || i+1 < len(words) && has {
+				a.finding(FindingCodeExec, "git --exec-path=DIR runs git's subcommands from DIR", cmd.Pos, cmd.Via)
+			}
+		}
+	}
+}
+
+func (a *analyzer) gitConfig(cmd *Command, key, value string, dynamic bool, ctx context) {
+	shell, path := gitConfigRuns(key)
+	switch {
+	case path:
+		a.finding(FindingCodeExec, fmt.Sprintf("git -c %s runs code from %s", key, Quote(value)), cmd.Pos, cmd.Via)
+	case shell && dynamic:
+		a.finding(FindingDynamicScript, fmt.Sprintf("git -c %s sets a command built at run time", key), cmd.Pos, cmd.Via)
+	case shell:
+		value = strings.TrimPrefix(value, "!") // alias.x=!cmd
+		if strings.TrimSpace(value) != "" {
+			a.nested(cmd, value, ctx, "git -c "+key)
+		}
+	}
+}
+
+func (a *analyzer) unwrapWatch(cmd *Command, ctx context) {
+	words := cmd.Words
+	execMode := false
+	i := 1
+	for ; i < len(words); i++ {
+		v := words[i].Value
+		if v == "--" {
+			i++
+			break
+		}
+		if !strings.HasPrefix(v, "-") || len(v) < 2 {
+			break
+		}
+		switch {
+		case v == "-x" || v == "--exec":
+			execMode = true
+		case v == "-n" || v == "--interval" || v == "-q" || v == "--equexit":
+			i++
+		case strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && strings.ContainsRune(v, 'x'):
+			execMode = true
+		}
+	}
+	if i >= len(words) {
+		return
+	}
+	if execMode {
+		a.inner(cmd, words[i:], nil, ctx, "watch -x")
+		return
+	}
+	a.nestedWords(cmd, words[i:], ctx, "watch")
+}
+
+func (a *analyzer) unwrapFlock(cmd *Command, ctx context) {
+	words := cmd.Words
+	i := 1
+	for ; i < len(words); i++ {
+		v := words[i].Value
+		if !strings.HasPrefix(v, "-") || len(v) < 2 {
+			break
+		}
+		switch v {
+		case "-c", "--command":
+			if i+1 < len(words) {
+				a.nestedWords(cmd, words[i+1:i+2], ctx, "flock -c")
+			}
+			return
+		case "-E", "-w", "--conflict-exit-code", "--wait", "--timeout":
+			i++
+		}
+	}
+	i++ // the lock file or descriptor
+	if i >= len(words) {
+		return
+	}
+	if v := words[i].Value; v == "-c" || v == "--command" {
+		if i+1 < len(words) {
+			a.nestedWords(cmd, words[i+1:i+2], ctx, "flock -c")
+		}
+		return
+	}
+	a.inner(cmd, words[i:], nil, ctx, "flock")
+}
+
+var parallelValueOptions = []string{"-j", "--jobs", "-S", "--sshlogin", "-a", "--arg-file", "--colsep", "-d", "--delimiter", "-E", "--joblog", "--results", "-I", "--replace", "-n", "--max-args", "-N", "-L", "--max-lines", "--basefile", "--env", "--tmpdir", "--workdir", "--timeout", "--delay", "--retries", "--tag-string", "--memfree", "--load"}
+
+func (a *analyzer) unwrapParallel(cmd *Command, ctx context) {
+	words := cmd.Words
+	i := 1
+	for ; i < len(words); i++ {
+		v := words[i].Value
+		if v == "--" {
+			i++
+			break
+		}
+		if !strings.HasPrefix(v, "-") || len(v) < 2 || strings.HasPrefix(v, ":::") {
+			break
+		}
+		if contains(parallelValueOptions, v) {
+			i++
+		}
+	}
+	end := i
+	for end < len(words) && !strings.HasPrefix(words[end].Value, ":::") {
+		end++
+	}
+	if end == i {
+		a.finding(FindingDynamicScript, "parallel reads the commands it runs from its input; they cannot be checked", cmd.Pos, cmd.Via)
+		return
+	}
+	a.nestedWords(cmd, words[i:end], ctx, "parallel")
+}
+
+var sshCommandOptions = []string{"proxycommand", "localcommand", "knownhostscommand", "remotecommand"}
+
+func (a *analyzer) unwrapSSH(cmd *Command, ctx context) {
+	syn := wrappers["ssh"]
+	words := cmd.Words
+	// Options that run local commands, wherever they stand.
+	for i := 1; i < len(words); i++ {
+		v := words[i].Value
+		var opt string
+		switch {
+		case v == "-o" && i+1 < len(words):
+			opt = words[i+1].Value
+		case strings.HasPrefix(v, "-o") && len(v) > 2:
+			opt = v[2:]
+		default:
+			continue
+		}
+		key, val, ok := strings.Cut(opt, "=")
+		if !ok {
+			key, val, _ = strings.Cut(opt, " ")
+		}
+		if contains(sshCommandOptions, strings.ToLower(strings.TrimSpace(key))) {
+			a.nested(cmd, val, ctx, "ssh -o "+key)
+		}
+	}
+	next, _, _, _ := skipOptions(words, syn)
+	if next+1 >= len(words) {
+		return
+	}
+	host := words[next].Value
+	a.nestedWords(cmd, words[next+1:], ctx, "ssh "+host)
+}
+
+// envShellCommands are environment variables whose value programs run as a
+// shell command; envCodeLoaders make programs load code from a path.
+var envShellCommands = []string{"GIT_PAGER", "PAGER", "MANPAGER", "GIT_EDITOR", "EDITOR", "VISUAL", "GIT_SEQUENCE_EDITOR", "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "PROMPT_COMMAND", "SYSTEMD_PAGER", "LESSOPEN", "LESSCLOSE"}
+var envCodeLoaders = []string{"LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "BASH_ENV", "ENV", "GIT_EXEC_PATH", "GIT_SSH", "GIT_ASKPASS", "SSH_ASKPASS", "PYTHONSTARTUP", "PYTHONPATH", "PERL5OPT", "PERL5LIB", "NODE_OPTIONS", "RUBYOPT", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_DIR", "GIT_TEMPLATE_DIR"}
+
+// envCode reports environment assignments that make the command run code.
+func (a *analyzer) envCode(cmd *Command, ctx context) {
+	if len(cmd.Env) == 0 {
+		return
+	}
+	for _, name := range sortedKeys(cmd.Env) {
+		value := cmd.Env[name]
+		switch {
+		case contains(envShellCommands, name):
+			if strings.ContainsAny(value, "$`") {
+				a.finding(FindingDynamicScript, fmt.Sprintf("%s is set to a command built at run time", name), cmd.Pos, cmd.Via)
+			} else if strings.TrimSpace(value) != "" {
+				a.nested(cmd, value, ctx, name+"=")
+			}
+		case contains(envCodeLoaders, name) || strings.HasPrefix(name, "DYLD_") || strings.HasPrefix(name, "GIT_CONFIG_KEY_"):
+			a.finding(FindingCodeExec, fmt.Sprintf("%s=%s makes %s load code from outside the command", name, Quote(value), cmd.Name), cmd.Pos, cmd.Via)
+		}
+	}
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

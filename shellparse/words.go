@@ -1,0 +1,230 @@
+package shellparse
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// staticConfig expands words with no environment, no globbing and no
+// command substitution: only what can be known without running anything.
+var staticConfig = &expand.Config{}
+
+// resolveWord resolves one shell word into the fields the shell would pass.
+// Brace expansion may turn one word into several fields.
+func resolveWord(src string, w *syntax.Word) []Word {
+	// Fast path: a plain literal with nothing to interpret.
+	if len(w.Parts) == 1 {
+		switch p := w.Parts[0].(type) {
+		case *syntax.Lit:
+			if plainLiteral(p.Value) {
+				return []Word{{Value: p.Value}}
+			}
+		case *syntax.SglQuoted:
+			if !p.Dollar {
+				return []Word{{Value: p.Value}}
+			}
+		}
+	}
+	dynamic, glob, braces, tilde, special := classify(w)
+	if dynamic || glob {
+		return []Word{{Value: literalParts(w), Raw: sourceOf(src, w), Dynamic: true, Glob: glob}}
+	}
+	if tilde {
+		// Keep "~" as written: what it means depends on HOME, which a policy
+		// resolves itself for path checks.
+		return []Word{{Value: literalParts(w), Tilde: true}}
+	}
+	if !braces && !special {
+		return []Word{{Value: literalParts(w)}}
+	}
+	fields, err := expand.Fields(staticConfig, w)
+	if err != nil {
+		return []Word{{Value: literalParts(w), Raw: sourceOf(src, w), Dynamic: true}}
+	}
+	out := make([]Word, len(fields))
+	for i, f := range fields {
+		out[i] = Word{Value: f}
+	}
+	if len(fields) == 0 {
+		// A word that expands to nothing (e.g. an empty brace element) still
+		// occupies no argv slot, as in the shell.
+		return nil
+	}
+	return out
+}
+
+// plainLiteral reports whether an unquoted literal means exactly itself.
+func plainLiteral(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\', '{', '*', '?', '[', '~', '\n':
+			return false
+		}
+	}
+	return true
+}
+
+// classify walks a word's parts once and reports what kind of word it is.
+//   - dynamic: parameter expansion, command/process substitution, arithmetic
+//   - glob: unquoted glob characters or an extended glob
+//   - braces: unquoted '{' that may start a brace expansion
+//   - tilde: a leading unquoted '~'
+//   - special: something expand must interpret ($'...', $"...")
+func classify(w *syntax.Word) (dynamic, glob, braces, tilde, special bool) {
+	for i, part := range w.Parts {
+		switch p := part.(type) {
+		case *syntax.Lit:
+			if i == 0 && strings.HasPrefix(p.Value, "~") {
+				tilde = true
+			}
+			if hasGlob(p.Value) {
+				glob = true
+			}
+			if strings.IndexByte(p.Value, '{') >= 0 {
+				braces = true
+			}
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				special = true
+			}
+		case *syntax.DblQuoted:
+			if p.Dollar {
+				special = true
+			}
+			for _, inner := range p.Parts {
+				if _, ok := inner.(*syntax.Lit); !ok {
+					dynamic = true
+				}
+			}
+		case *syntax.ExtGlob:
+			glob = true
+		default: // ParamExp, CmdSubst, ArithmExp, ProcSubst
+			dynamic = true
+		}
+	}
+	return
+}
+
+// hasGlob reports unescaped glob metacharacters in an unquoted literal. A '['
+// only counts when a ']' follows it, as in the shell ("[" alone is the test
+// builtin).
+func hasGlob(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '*', '?':
+			return true
+		case '[':
+			if strings.IndexByte(s[i+1:], ']') >= 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// literalParts concatenates the literal (quoted or unquoted) parts of a word,
+// with escapes removed, skipping dynamic parts.
+func literalParts(w *syntax.Word) string {
+	var b strings.Builder
+	for _, part := range w.Parts {
+		switch p := part.(type) {
+		case *syntax.Lit:
+			b.WriteString(unescapeUnquoted(p.Value))
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				if s, err := expand.Literal(staticConfig, &syntax.Word{Parts: []syntax.WordPart{p}}); err == nil {
+					b.WriteString(s)
+				}
+				continue
+			}
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			for _, inner := range p.Parts {
+				if lit, ok := inner.(*syntax.Lit); ok {
+					b.WriteString(unescapeDouble(lit.Value))
+				}
+			}
+		}
+	}
+	return b.String()
+}
+
+func unescapeUnquoted(s string) string {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+			if s[i] == '\n' {
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func unescapeDouble(s string) string {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			switch s[i+1] {
+			case '$', '`', '"', '\\':
+				i++
+			case '\n':
+				i++
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func sourceOf(src string, n syntax.Node) string {
+	start, end := int(n.Pos().Offset()), int(n.End().Offset())
+	if start < 0 || end > len(src) || start > end {
+		return ""
+	}
+	return src[start:end]
+}
+
+func position(p syntax.Pos) Position {
+	return Position{Line: int(p.Line()), Col: int(p.Col()), Offset: int(p.Offset())}
+}
+
+// Quote renders an argv element so that a person can paste it into a shell.
+func Quote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+			strings.IndexByte("-_./=:,+@%^", c) >= 0) {
+			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		}
+	}
+	return s
+}
+
+// JoinArgv renders an argv for display.
+func JoinArgv(argv []string) string {
+	var b strings.Builder
+	for i, a := range argv {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(Quote(a))
+	}
+	return b.String()
+}
