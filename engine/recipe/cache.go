@@ -1,0 +1,96 @@
+package recipe
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/reinsh/rein/recipes"
+)
+
+// cacheFormat changes whenever the compiled form or its derivation changes.
+const cacheFormat = "rein-recipe-cache/1"
+
+func (o Options) cacheDir() string {
+	switch o.CacheDir {
+	case "-":
+		return ""
+	case "":
+		if env := os.Getenv("REIN_CACHE_DIR"); env != "" {
+			if env == "-" {
+				return ""
+			}
+			return filepath.Join(env, "recipes")
+		}
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			return ""
+		}
+		return filepath.Join(dir, "rein", "recipes")
+	}
+	return o.CacheDir
+}
+
+// cacheKey hashes everything a compiled recipe depends on that is known
+// before evaluation. Imported files are checked separately (deps).
+func cacheKey(o Options, srcs []source, workspace string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00", cacheFormat, o.Version, recipes.Hash(), o.OS, o.Arch, os.Getenv("PATH"), workspace)
+	if exe, err := os.Executable(); err == nil {
+		if st, err := os.Stat(exe); err == nil {
+			fmt.Fprintf(h, "%s\x00%d\x00%d\x00", exe, st.Size(), st.ModTime().UnixNano())
+		}
+	}
+	for _, s := range srcs {
+		fmt.Fprintf(h, "%s\x00%d\x00%s\x00", s.name, len(s.text), s.text)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+type cacheEntry struct {
+	Deps   map[string]string `json:"deps"`
+	Recipe *Recipe           `json:"recipe"`
+}
+
+// readCache returns the cached recipe for key if every imported file still
+// has the content it was compiled from.
+func readCache(dir, key string) *Recipe {
+	b, err := os.ReadFile(filepath.Join(dir, key+".json"))
+	if err != nil {
+		return nil
+	}
+	var e cacheEntry
+	if err := json.Unmarshal(b, &e); err != nil || e.Recipe == nil {
+		return nil
+	}
+	for p, sum := range e.Deps {
+		content, err := os.ReadFile(p)
+		if err != nil || hashString(string(content)) != sum {
+			return nil
+		}
+	}
+	return e.Recipe
+}
+
+// writeCache stores a compiled recipe; failures only cost speed.
+func writeCache(dir, key string, deps map[string]string, r *Recipe) {
+	b, err := json.Marshal(cacheEntry{Deps: deps, Recipe: r})
+	if err != nil {
+		return
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(dir, key+".*.tmp")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.Write(b)
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil || os.Rename(tmp.Name(), filepath.Join(dir, key+".json")) != nil {
+		os.Remove(tmp.Name())
+	}
+}

@@ -1,0 +1,252 @@
+package recipe
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Built-in defaults, applied under every recipe.
+var (
+	// SecretPaths are never readable or writable by commands or file tools.
+	SecretPaths = []string{"~/.ssh/**", "~/.aws/**", "~/.gnupg/**", "~/.config/gcloud/**", "~/.azure/**", "~/.kube/**",
+		"~/.docker/config.json", "~/.netrc", "~/.git-credentials", "~/.npmrc", "~/.pypirc", "~/.config/gh/**",
+		"**/.env", "**/.env.*", "**/*.pem", "**/*.key", "**/id_rsa*", "**/id_ed25519*", "**/id_ecdsa*",
+		"/etc/shadow", "/etc/sudoers", "/etc/sudoers.d/**"}
+	// SecretEnv are environment variables executed commands never see.
+	SecretEnv = []string{"*_API_KEY", "*_APIKEY", "*TOKEN*", "*SECRET*", "*PASSWORD*", "*PASSWD*", "*CREDENTIAL*", "*_PRIVATE_KEY", "AWS_*", "AZURE_*", "GOOGLE_APPLICATION_CREDENTIALS"}
+	// PassEnv are passed to executed commands unless a recipe says otherwise.
+	PassEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_*", "TERM", "TZ", "TMPDIR", "TEMP", "TMP",
+		"SYSTEMROOT", "COMSPEC", "PATHEXT", "WINDIR", "USERPROFILE", "APPDATA", "LOCALAPPDATA",
+		"GOPATH", "GOROOT", "GOCACHE", "GOMODCACHE", "GOFLAGS", "GOPROXY", "CARGO_HOME", "RUSTUP_HOME", "NODE_PATH", "VIRTUAL_ENV", "PYTHONHOME"}
+)
+
+// Shell construct defaults: what a recipe that says nothing gets.
+var defaultShell = Shell{
+	RedirectWrite:       "deny",
+	RedirectRead:        "allow",
+	Substitution:        "allow",
+	ProcessSubstitution: "allow",
+	Subshell:            "allow",
+	Background:          "deny",
+	Function:            "deny",
+	Heredoc:             "allow",
+	DynamicCommandName:  "deny",
+}
+
+// normalize applies defaults, removes duplicates that merged presets
+// produce, and checks what the schema cannot.
+func (r *Recipe) normalize() error {
+	if r.Default == "" {
+		r.Default = "deny"
+	}
+	fill := func(dst *string, def string) {
+		if *dst == "" {
+			*dst = def
+		}
+	}
+	fill(&r.Shell.RedirectWrite, defaultShell.RedirectWrite)
+	fill(&r.Shell.RedirectRead, defaultShell.RedirectRead)
+	fill(&r.Shell.Substitution, defaultShell.Substitution)
+	fill(&r.Shell.ProcessSubstitution, defaultShell.ProcessSubstitution)
+	fill(&r.Shell.Subshell, defaultShell.Subshell)
+	fill(&r.Shell.Background, defaultShell.Background)
+	fill(&r.Shell.Function, defaultShell.Function)
+	fill(&r.Shell.Heredoc, defaultShell.Heredoc)
+	fill(&r.Shell.DynamicCommandName, defaultShell.DynamicCommandName)
+	fill(&r.Shell.UnknownProgram, r.Default)
+
+	if r.Paths.Read == nil {
+		r.Paths.Read = []string{"**"}
+	}
+	if r.Paths.Write == nil {
+		r.Paths.Write = []string{"**"}
+	}
+	r.Paths.Deny = dedupe(append(r.Paths.Deny, SecretPaths...))
+	if r.Env.Pass == nil {
+		r.Env.Pass = PassEnv
+	}
+	r.Env.Deny = dedupe(append(r.Env.Deny, SecretEnv...))
+
+	fill(&r.Limits.Timeout, "30s")
+	fill(&r.Limits.MaxTimeout, "10m")
+	if r.Limits.MaxToolTurns == 0 {
+		r.Limits.MaxToolTurns = 50
+	}
+	if r.Limits.MaxCommands == 0 {
+		r.Limits.MaxCommands = 50
+	}
+	if r.Limits.MaxOutputBytes == 0 {
+		r.Limits.MaxOutputBytes = 1 << 20
+	}
+	if r.Limits.MaxFileBytes == 0 {
+		r.Limits.MaxFileBytes = 1 << 20
+	}
+	timeout, err := time.ParseDuration(r.Limits.Timeout)
+	if err != nil {
+		return r.fieldError("timeout", "limits.timeout: "+err.Error())
+	}
+	maxTimeout, err := time.ParseDuration(r.Limits.MaxTimeout)
+	if err != nil {
+		return r.fieldError("max_timeout", "limits.max_timeout: "+err.Error())
+	}
+	if timeout > maxTimeout {
+		return r.fieldError("timeout", fmt.Sprintf("limits.timeout (%s) is longer than limits.max_timeout (%s)", timeout, maxTimeout))
+	}
+	fill(&r.Sandbox.Mode, "workspace-write")
+	fill(&r.Sandbox.Network, "allow")
+	fill(&r.Sandbox.Unavailable, "warn")
+
+	r.Commands = dedupeCommands(r.Commands)
+	r.Rules = dedupeRules(r.Rules)
+	r.Allow, r.Ask, r.Deny = dedupe(r.Allow), dedupe(r.Ask), dedupe(r.Deny)
+	r.Tests.Allow, r.Tests.Ask, r.Tests.Deny = dedupe(r.Tests.Allow), dedupe(r.Tests.Ask), dedupe(r.Tests.Deny)
+	for name, p := range r.Programs {
+		if p == nil {
+			delete(r.Programs, name)
+			continue
+		}
+		p.DenyFlags = dedupe(p.DenyFlags)
+		p.DenySubcommands = dedupe(p.DenySubcommands)
+		if p.Flags != nil {
+			p.Flags = dedupe(p.Flags)
+		}
+	}
+	for name, t := range r.Tasks {
+		for _, d := range t.Deps {
+			if _, ok := r.Tasks[d]; !ok {
+				return r.fieldError(name, fmt.Sprintf("task %q depends on %q, which is not a task", name, d))
+			}
+		}
+	}
+	return nil
+}
+
+func (r *Recipe) fieldError(key, msg string) error {
+	e := &Error{Msg: msg}
+	for i := len(r.Sources) - 1; i >= 0 && e.File == ""; i-- {
+		if b, err := os.ReadFile(r.Sources[i]); err == nil {
+			if l, c, ok := findKey(string(b), key); ok {
+				e.File, e.Line, e.Col = r.Sources[i], l, c
+			}
+		}
+	}
+	if e.File == "" && len(r.Sources) > 0 {
+		e.File = r.Sources[len(r.Sources)-1]
+	}
+	return e
+}
+
+func dedupe(xs []string) []string {
+	if len(xs) < 2 {
+		return xs
+	}
+	seen := make(map[string]bool, len(xs))
+	out := xs[:0:0]
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// dedupeCommands keeps one entry per command, the later description winning.
+func dedupeCommands(cs []CatalogCommand) []CatalogCommand {
+	index := map[string]int{}
+	var out []CatalogCommand
+	for _, c := range cs {
+		if i, ok := index[c.Command]; ok {
+			if c.Description != "" {
+				out[i].Description = c.Description
+			}
+			continue
+		}
+		index[c.Command] = len(out)
+		out = append(out, c)
+	}
+	return out
+}
+
+// dedupeRules keeps one rule per name, the later definition winning.
+func dedupeRules(rs []Rule) []Rule {
+	index := map[string]int{}
+	var out []Rule
+	for _, r := range rs {
+		if i, ok := index[r.Name]; ok {
+			out[i] = r
+			continue
+		}
+		index[r.Name] = len(out)
+		out = append(out, r)
+	}
+	return out
+}
+
+// Builtins are provided by rein's embedded shell: always available.
+var Builtins = map[string]bool{
+	"cd": true, "echo": true, "printf": true, "true": true, "false": true, "test": true, "[": true, ":": true,
+	"exit": true, "export": true, "local": true, "declare": true, "readonly": true, "typeset": true, "type": true,
+	"command": true, "builtin": true, "eval": true, "exec": true, "set": true, "shift": true, "unset": true,
+	"pwd": true, "read": true, "return": true, "source": true, ".": true, "trap": true, "wait": true, "alias": true,
+	"unalias": true, "getopts": true, "let": true, "shopt": true, "pushd": true, "popd": true, "dirs": true, "umask": true,
+	"mapfile": true, "readarray": true, "time": true,
+}
+
+func lookPath(name string) (string, error) { return exec.LookPath(name) }
+
+// unavailable lists catalog commands and programs whose executable is
+// neither a builtin, on PATH, nor a file in the workspace.
+func unavailable(r *Recipe, look func(string) (string, error)) []string {
+	seen := map[string]bool{}
+	var missing []string
+	check := func(prog string) {
+		if prog == "" || seen[prog] {
+			return
+		}
+		seen[prog] = true
+		if Builtins[prog] {
+			return
+		}
+		if strings.ContainsAny(prog, `/\`) {
+			p := prog
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(r.Workspace, p)
+			}
+			if _, err := os.Stat(p); err != nil {
+				missing = append(missing, prog)
+			}
+			return
+		}
+		if _, err := look(prog); err != nil {
+			missing = append(missing, prog)
+		}
+	}
+	for _, c := range r.Commands {
+		if f := strings.Fields(c.Command); len(f) > 0 {
+			check(f[0])
+		}
+	}
+	for name := range r.Programs {
+		check(name)
+	}
+	sort.Strings(missing)
+	return missing
+}
+
+// Available reports whether a catalog command or program can run here.
+func (r *Recipe) Available(prog string) bool {
+	i := sort.SearchStrings(r.Unavailable, prog)
+	return i >= len(r.Unavailable) || r.Unavailable[i] != prog
+}
+
+// TimeoutDuration is limits.timeout as a duration.
+func (r *Recipe) TimeoutDuration() time.Duration {
+	d, _ := time.ParseDuration(r.Limits.Timeout)
+	return d
+}

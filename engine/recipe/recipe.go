@@ -1,0 +1,179 @@
+// Package recipe owns rein's recipes: discovering them, evaluating their
+// Jsonnet with the embedded library, merging them in precedence order,
+// validating the result against schemas/recipe.schema.json, checking which
+// executables exist, and caching the compiled result by its inputs.
+//
+// A compiled Recipe is plain data. Deciding what it allows is the policy
+// package's job.
+package recipe
+
+// Recipe is a compiled recipe: the JSON object a recipe evaluates to, merged
+// over the built-in defaults, plus facts recorded at compile time.
+type Recipe struct {
+	Name        string              `json:"name,omitempty"`
+	Description string              `json:"description,omitempty"`
+	Commands    []CatalogCommand    `json:"commands"`
+	Programs    map[string]*Program `json:"programs"`
+	Allow       []string            `json:"allow"`
+	Ask         []string            `json:"ask"`
+	Deny        []string            `json:"deny"`
+	Rules       []Rule              `json:"rules"`
+	Shell       Shell               `json:"shell"`
+	Default     string              `json:"default"`
+	Paths       Paths               `json:"paths"`
+	Env         Env                 `json:"env"`
+	Limits      Limits              `json:"limits"`
+	Tools       map[string]any      `json:"tools,omitempty"`
+	Tasks       map[string]*Task    `json:"tasks,omitempty"`
+	Context     []ContextCommand    `json:"context,omitempty"`
+	Provider    Provider            `json:"provider"`
+	Sandbox     Sandbox             `json:"sandbox"`
+	Tests       Tests               `json:"tests"`
+
+	// Workspace is the folder of the repository recipe (or the working
+	// directory when there is none).
+	Workspace string `json:"workspace"`
+	// Sources are the recipe files merged into this one, lowest precedence
+	// first ("builtin:NAME" for embedded presets).
+	Sources []string `json:"sources"`
+	// Unavailable lists catalog commands and programs whose executable was
+	// not found; they are left out of what a model sees.
+	Unavailable []string `json:"unavailable,omitempty"`
+}
+
+// CatalogCommand is an entry of the command catalog. Its tokens are a prefix
+// of the argv it allows: <name> stands for any one argument, [--flag] for an
+// optional token.
+type CatalogCommand struct {
+	Command     string `json:"command"`
+	Description string `json:"description,omitempty"`
+}
+
+// Program holds per-program rules. A nil Flags or Args list means "any"; an
+// empty list means "none".
+type Program struct {
+	Description     string                 `json:"description,omitempty"`
+	Flags           []string               `json:"flags"`
+	DenyFlags       []string               `json:"deny_flags"`
+	Subcommands     map[string]*Subcommand `json:"subcommands"`
+	DenySubcommands []string               `json:"deny_subcommands"`
+	AskSubcommands  []string               `json:"ask_subcommands"`
+	GlobalFlags     map[string]GlobalFlag  `json:"global_flags"`
+	Args            []string               `json:"args"`
+}
+
+// Subcommand holds the rules of one subcommand of a program.
+type Subcommand struct {
+	Description string   `json:"description,omitempty"`
+	Flags       []string `json:"flags"`
+	DenyFlags   []string `json:"deny_flags"`
+	Args        []string `json:"args"`
+	Ask         bool     `json:"ask,omitempty"`
+}
+
+// GlobalFlag is a flag that may stand before a program's subcommand.
+type GlobalFlag struct {
+	Value       bool   `json:"value,omitempty"`
+	Description string `json:"description,omitempty"`
+}
+
+// Rule is an expr rule. Each is evaluated per simple command, When once per
+// script; a rule with both needs both to hold.
+type Rule struct {
+	Name     string `json:"name"`
+	When     string `json:"when,omitempty"`
+	Each     string `json:"each,omitempty"`
+	Decision string `json:"decision"`
+	Reason   string `json:"reason"`
+}
+
+// Shell holds decisions for shell constructs. Values are allow, ask or deny;
+// redirect_write and redirect_read also take "workspace" (allowed inside the
+// workspace and the paths globs).
+type Shell struct {
+	RedirectWrite       string `json:"redirect_write"`
+	RedirectRead        string `json:"redirect_read"`
+	Substitution        string `json:"substitution"`
+	ProcessSubstitution string `json:"process_substitution"`
+	Subshell            string `json:"subshell"`
+	Background          string `json:"background"`
+	Function            string `json:"function"`
+	Heredoc             string `json:"heredoc"`
+	DynamicCommandName  string `json:"dynamic_command_name"`
+	UnknownProgram      string `json:"unknown_program"`
+}
+
+// Paths are globs for file tools and path arguments. Relative globs are
+// relative to the workspace; "~" is the home folder.
+type Paths struct {
+	Read  []string `json:"read"`
+	Write []string `json:"write"`
+	Deny  []string `json:"deny"`
+}
+
+// Env describes the environment executed commands see.
+type Env struct {
+	Pass []string          `json:"pass"`
+	Set  map[string]string `json:"set"`
+	Deny []string          `json:"deny"`
+}
+
+// Limits bound what one command and one conversation may do.
+type Limits struct {
+	Timeout        string `json:"timeout"`
+	MaxTimeout     string `json:"max_timeout"`
+	MaxToolTurns   int    `json:"max_tool_turns"`
+	MaxCommands    int    `json:"max_commands"`
+	MaxOutputBytes int    `json:"max_output_bytes"`
+	MaxFileBytes   int    `json:"max_file_bytes"`
+}
+
+// Task is a named task (run by `rein run`, exposed to models when Expose).
+type Task struct {
+	Description string            `json:"description,omitempty"`
+	Params      map[string]*Param `json:"params,omitempty"`
+	Run         string            `json:"run,omitempty"`
+	Steps       []string          `json:"steps,omitempty"`
+	Deps        []string          `json:"deps,omitempty"`
+	Env         map[string]string `json:"env,omitempty"`
+	Dir         string            `json:"dir,omitempty"`
+	Timeout     string            `json:"timeout,omitempty"`
+	Expose      bool              `json:"expose,omitempty"`
+	Allow       []string          `json:"allow,omitempty"`
+}
+
+// Param is a typed task parameter.
+type Param struct {
+	Type        string   `json:"type"`
+	Default     any      `json:"default,omitempty"`
+	Description string   `json:"description,omitempty"`
+	Enum        []string `json:"enum,omitempty"`
+}
+
+// ContextCommand runs before the first model call.
+type ContextCommand struct {
+	Command string `json:"command"`
+	Label   string `json:"label,omitempty"`
+}
+
+// Provider holds model defaults.
+type Provider struct {
+	Model       string   `json:"model,omitempty"`
+	BaseURL     string   `json:"base_url,omitempty"`
+	APIKeyEnv   string   `json:"api_key_env,omitempty"`
+	Temperature *float64 `json:"temperature,omitempty"`
+}
+
+// Sandbox configures the kernel sandbox.
+type Sandbox struct {
+	Mode        string `json:"mode"`
+	Network     string `json:"network"`
+	Unavailable string `json:"unavailable"`
+}
+
+// Tests are commands with their expected decision.
+type Tests struct {
+	Allow []string `json:"allow"`
+	Ask   []string `json:"ask"`
+	Deny  []string `json:"deny"`
+}

@@ -1,0 +1,36 @@
+// git: readonly plus local history work: staging, committing, branching and
+// stashing. Rewriting history asks; network and destructive operations stay denied.
+local rein = import '../helpers.libsonnet';
+local s = rein.sub;
+local local_ = ['add', 'commit', 'stash', 'switch', 'checkout', 'restore', 'mv', 'rm', 'merge', 'rebase', 'reset', 'cherry-pick', 'revert', 'tag', 'branch'];
+
+(import 'readonly.libsonnet') + {
+  programs+: {
+    git+: {
+      description: 'Version control: inspection and local history work (no network)',
+      deny_subcommands: std.filter(function(x) !std.member(local_, x), super.deny_subcommands),
+      subcommands+: {
+        add: s('Stage changes (git add PATH, git add -p is interactive: avoid)', deny_flags=['-i', '--interactive', '-p', '--patch', '-e', '--edit']),
+        commit: s('Record staged changes (git commit -m MESSAGE)', deny_flags=['--amend', '-i', '--interactive', '-p', '--patch', '--no-verify', '-n'], ask=true),
+        stash: s('Set changes aside (push, list, show, pop, apply)', args=['push', 'list', 'show', 'pop', 'apply', 'stash@{*}', '-m', '*']),
+        switch: s('Switch branches (-c NEW to create)', deny_flags=['-f', '--force', '--discard-changes']),
+        checkout: s('Switch branches or restore files', deny_flags=['-f', '--force']),
+        restore: s('Restore files from the index or a commit', ask=true),
+        mv: s('Move a tracked file'),
+        rm: s('Remove tracked files', ask=true),
+        merge: s('Merge a branch', ask=true),
+        rebase: s('Rebase commits', deny_flags=['-i', '--interactive'], ask=true),
+        reset: s('Reset the index or HEAD', deny_flags=['--hard', '--merge', '--keep'], ask=true),
+        'cherry-pick': s('Apply a commit', ask=true),
+        revert: s('Revert a commit', ask=true),
+        tag: s('List or create tags', deny_flags=['-d', '--delete', '-f', '--force']),
+        branch: s('List or create branches', deny_flags=['-D', '-d', '--delete', '-f', '--force', '-M', '-m', '--move', '-C', '-c', '--copy']),
+      },
+    },
+  },
+  tests+: {
+    allow+: ['git add src/main.go', 'git switch -c feature', 'git stash list', 'git branch feature', 'git tag v1.0.0'],
+    ask+: ['git commit -m "fix build"', 'git rebase main', 'git reset HEAD~1'],
+    deny+: ['git push', 'git push --force origin main', 'git pull', 'git fetch', 'git reset --hard HEAD~3', 'git clean -fdx', 'git branch -D main', 'git commit --amend -m x', 'git checkout -f main'],
+  },
+}

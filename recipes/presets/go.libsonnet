@@ -1,0 +1,44 @@
+// go: readonly plus the Go toolchain's build, test and inspection commands.
+local rein = import '../helpers.libsonnet';
+local p = rein.program;
+local s = rein.sub;
+local noExec = ['-exec', '-exec=*', '-toolexec', '-toolexec=*', '-o', '-o=*', '-overlay', '-overlay=*'];
+
+(import 'readonly.libsonnet') + {
+  commands+: [
+    rein.command('go build ./...', 'Compile every package; prints compiler errors'),
+    rein.command('go test ./...', 'Run all tests; add -run REGEX for some, -v for detail, -count=1 to skip the cache'),
+    rein.command('go vet ./...', 'Static checks'),
+  ],
+  programs+: {
+    go: p('The Go toolchain', deny_flags=noExec, subcommands={
+      build: s('Compile packages'),
+      test: s('Run tests (-run, -v, -count=1, -race, -bench)'),
+      vet: s('Static checks'),
+      list: s('List packages (-m all for modules, -json)'),
+      doc: s('Show documentation'),
+      version: s('Go version'),
+      env: s('Show the Go environment', deny_flags=['-w', '-u']),
+      run: s('Build and run a main package'),
+      fmt: s('Format packages in place (writes files)', ask=true),
+      generate: s('Run //go:generate commands', ask=true),
+      get: s('Add or upgrade a dependency (network)', ask=true),
+      install: s('Build and install a program (network)', ask=true),
+      mod: s('Module maintenance (tidy, download, graph, why, verify)', args=['graph', 'why', 'verify', 'download', 'tidy', 'edit', '*']),
+      work: s('Workspace maintenance', ask=true),
+      tool: s('Run a Go tool (cover, pprof, ...)', ask=true),
+      help: s('Go help'),
+      clean: s('Remove build caches', ask=true),
+    }),
+    gofmt: p('Format Go source (-l lists, -d diffs; -w writes)'),
+  },
+  rules+: [
+    rein.rule('go-mod-network', 'ask', 'go mod tidy/download/edit change go.mod or use the network', each='cmd.name == "go" && cmd.sub == "mod" && len(cmd.positionals) > 1 && cmd.positionals[1] in ["tidy", "download", "edit"]'),
+    rein.rule('gofmt-write', 'ask', 'gofmt -w rewrites files', each='cmd.name == "gofmt" && hasFlag(cmd, "-w")'),
+  ],
+  tests+: {
+    allow+: ['go build ./...', 'go test ./...', 'go test -run TestX -v ./pkg/...', 'go vet ./...', 'go list -m all', 'gofmt -l .', 'go env GOPATH', 'go mod graph'],
+    ask+: ['go get example.com/x@latest', 'go mod tidy', 'gofmt -w .', 'go generate ./...'],
+    deny+: ['go env -w GOFLAGS=-x', 'go test -exec sh ./...', 'go build -toolexec=/tmp/x ./...', 'go build -o /usr/local/bin/x .', 'rm -rf x'],
+  },
+}

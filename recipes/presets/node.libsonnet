@@ -1,0 +1,45 @@
+// node: readonly plus npm/yarn/pnpm scripts and tests.
+local rein = import '../helpers.libsonnet';
+local p = rein.program;
+local s = rein.sub;
+local pm(name) = p(name + ': run scripts and tests', subcommands={
+  test: s('Run the test script'),
+  t: s('Run the test script'),
+  run: s('Run a package.json script (run NAME)'),
+  'run-script': s('Run a package.json script'),
+  ls: s('List installed packages'),
+  list: s('List installed packages'),
+  outdated: s('Show outdated packages (network)'),
+  view: s('Show package metadata (network)'),
+  why: s('Explain why a package is installed'),
+  explain: s('Explain why a package is installed'),
+  version: s('Show versions', args=[]),
+  audit: s('Security audit (network)', deny_flags=['--fix']),
+  install: s('Install dependencies (network, runs install scripts)', ask=true),
+  i: s('Install dependencies (network)', ask=true),
+  ci: s('Clean install from the lockfile (network)', ask=true),
+  add: s('Add a dependency (network)', ask=true),
+  exec: s('Run a package binary (may download it)', ask=true),
+  build: s('Run the build script'),
+  lint: s('Run the lint script'),
+}, deny_subcommands=['publish', 'unpublish', 'login', 'logout', 'adduser', 'token', 'owner', 'deprecate', 'dist-tag', 'access', 'config', 'set', 'link']);
+
+(import 'readonly.libsonnet') + {
+  commands+: [
+    rein.command('npm test', 'Run the test script from package.json'),
+    rein.command('npm run <script>', 'Run a script from package.json (see cat package.json)'),
+  ],
+  programs+: {
+    npm: pm('npm'),
+    yarn: pm('yarn'),
+    pnpm: pm('pnpm'),
+    npx: p('Run a package binary (may download it)'),
+    node: p('Run a JavaScript file (node FILE); inline code is not allowed', deny_flags=['-e', '--eval', '--eval=*', '-p', '--print', '--print=*', '-r', '--require', '--require=*', '--import', '--import=*', '--loader', '--loader=*', '--experimental-loader', '--experimental-loader=*']),
+  },
+  ask+: ['npx *'],
+  tests+: {
+    allow+: ['npm test', 'npm run build', 'npm ls --depth=0', 'yarn test', 'pnpm run lint', 'node --version', 'node scripts/check.js'],
+    ask+: ['npm install', 'npm ci', 'npx tsc --noEmit', 'npm install left-pad'],
+    deny+: ['npm publish', "node -e 'require(\"fs\").rmSync(\"x\")'", 'npm config set registry http://x', 'rm -rf node_modules'],
+  },
+}

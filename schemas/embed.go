@@ -1,0 +1,10 @@
+// Package schemas embeds rein's JSON Schemas: the recipe format, tool
+// results and stored events.
+package schemas
+
+import _ "embed"
+
+// Recipe is the JSON Schema of a recipe (what a rein.jsonnet evaluates to).
+//
+//go:embed recipe.schema.json
+var Recipe []byte
