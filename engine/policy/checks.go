@@ -1,0 +1,124 @@
+package policy
+
+import (
+	"fmt"
+
+	"github.com/reinsh/rein/shellparse"
+)
+
+// constructRules maps constructs with a decision to the recipe field that
+// holds it.
+var constructRules = []struct{ construct, rule, what string }{
+	{shellparse.ConstructSubstitution, "shell.substitution", "command substitution $(…)"},
+	{shellparse.ConstructProcSubst, "shell.process_substitution", "process substitution <(…)"},
+	{shellparse.ConstructSubshell, "shell.subshell", "subshell ( … )"},
+	{shellparse.ConstructBackground, "shell.background", "background job &"},
+	{shellparse.ConstructFunction, "shell.function", "function declaration"},
+	{shellparse.ConstructHeredoc, "shell.heredoc", "here-document"},
+}
+
+// deviceTargets are redirect targets that never touch a file.
+var deviceTargets = map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/fd/1": true, "/dev/fd/2": true}
+
+// scriptChecks decides constructs, redirects, findings and when-rules.
+func (p *Policy) scriptChecks(s *shellparse.Script, ev *evaluation) []Check {
+	var checks []Check
+	add := func(kind, subject string, pos shellparse.Position, r Result) {
+		checks = append(checks, Check{Kind: kind, Subject: subject, Pos: pos, Result: r})
+	}
+	for _, f := range s.Findings {
+		switch f.Kind {
+		case shellparse.FindingDynamicArgs:
+		case shellparse.FindingDynamicScript:
+			add("finding", f.Kind, f.Pos, Result{p.shell[shellparse.ConstructDynamicName], "shell.dynamic_command_name", f.Message})
+		case shellparse.FindingCodeExec:
+			add("finding", f.Kind, f.Pos, Result{Deny, "analysis.code_execution", f.Message})
+		default:
+			add("finding", f.Kind, f.Pos, Result{Deny, "analysis." + f.Kind, f.Message})
+		}
+	}
+	for _, c := range constructRules {
+		if !s.Has(c.construct) {
+			continue
+		}
+		v := p.shell[c.construct]
+		reason := c.what + " is allowed; the commands inside are checked"
+		if v != Allow {
+			reason = fmt.Sprintf("%s: %s by this recipe", c.what, map[Verdict]string{Ask: "needs confirmation", Deny: "not allowed"}[v])
+		}
+		add("construct", c.construct, firstPos(s, c.construct), Result{v, c.rule, reason})
+	}
+	for _, r := range s.Redirects {
+		if res, ok := p.redirect(r); ok {
+			add("redirect", r.Op+" "+r.Target, r.Pos, res)
+		}
+	}
+	for _, r := range p.when {
+		ok, err := ev.when(r)
+		switch {
+		case err != nil:
+			add("rule", r.Name, shellparse.Position{Line: 1, Col: 1}, Result{Deny, r.Name, fmt.Sprintf("rule failed at run time: %v", err)})
+		case ok:
+			add("rule", r.Name, shellparse.Position{Line: 1, Col: 1}, Result{r.verdict, r.Name, r.Reason})
+		}
+	}
+	return checks
+}
+
+func firstPos(s *shellparse.Script, construct string) shellparse.Position {
+	switch construct {
+	case shellparse.ConstructSubstitution, shellparse.ConstructProcSubst:
+		for _, sub := range s.Substitutions {
+			return sub.Pos
+		}
+	}
+	return shellparse.Position{Line: 1, Col: 1}
+}
+
+// redirect decides one redirect; ok is false for redirects that need no
+// decision (descriptor duplication, here-documents).
+func (p *Policy) redirect(r shellparse.Redirect) (Result, bool) {
+	if r.Dup || r.Heredoc {
+		return Result{}, false
+	}
+	if !r.Dynamic && deviceTargets[r.Target] {
+		return Result{Allow, "shell.redirect_write", r.Target + " is always allowed"}, true
+	}
+	rule, mode, set, verb := "shell.redirect_read", p.recipe.Shell.RedirectRead, p.read, "reads"
+	if r.Write {
+		rule, mode, set, verb = "shell.redirect_write", p.recipe.Shell.RedirectWrite, p.write, "writes"
+	}
+	if r.Dynamic {
+		v := mustVerdict(mode)
+		if mode == "workspace" || v == Allow && r.Write {
+			v = Deny
+		}
+		return Result{v, rule, fmt.Sprintf("redirect target %s is computed at run time", r.Target)}, true
+	}
+	abs := p.secret.resolve(r.Target, p.cwd)
+	if pat, ok := p.secret.match(abs); ok {
+		return Result{Deny, "paths.deny", fmt.Sprintf("redirect %s %s, which matches the secret path %s", verb, r.Target, pat)}, true
+	}
+	if mode == "workspace" {
+		if !Inside(abs, p.workspace) {
+			return Result{Deny, rule, fmt.Sprintf("redirect %s %s, outside the workspace %s", verb, abs, p.workspace)}, true
+		}
+		if _, ok := set.match(abs); !ok {
+			return Result{Deny, rule, fmt.Sprintf("redirect %s %s, which no paths glob allows", verb, r.Target)}, true
+		}
+		return Result{Allow, rule, fmt.Sprintf("redirect %s %s inside the workspace", verb, r.Target)}, true
+	}
+	v := mustVerdict(mode)
+	reason := fmt.Sprintf("redirect %s %s", verb, r.Target)
+	switch v {
+	case Deny:
+		if r.Write {
+			reason = fmt.Sprintf("writing to %s with %s is not allowed; only /dev/null may be written", r.Target, r.Op)
+		} else {
+			reason = fmt.Sprintf("reading %s with %s is not allowed by this recipe", r.Target, r.Op)
+		}
+	case Ask:
+		reason += ": needs confirmation"
+	}
+	return Result{v, rule, reason}, true
+}

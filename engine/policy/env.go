@@ -1,0 +1,233 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/file"
+	"github.com/expr-lang/expr/vm"
+
+	"github.com/reinsh/rein/engine/recipe"
+	"github.com/reinsh/rein/shellparse"
+)
+
+// CmdEnv is a simple command as `each` rules see it (cmd.name, cmd.argv, ...).
+type CmdEnv struct {
+	Name        string            `expr:"name"`
+	Path        string            `expr:"path"`
+	Argv        []string          `expr:"argv"`
+	Args        []string          `expr:"args"`
+	Sub         string            `expr:"sub"`
+	Flags       []string          `expr:"flags"`
+	Positionals []string          `expr:"positionals"`
+	Env         map[string]string `expr:"env"`
+	Dynamic     bool              `expr:"dynamic"`
+	Via         []string          `expr:"via"`
+	Text        string            `expr:"text"`
+
+	raw []string // flag tokens as written, for hasFlag("-exec")
+}
+
+// RedirectEnv is a redirect as `when` rules see it.
+type RedirectEnv struct {
+	Op      string `expr:"op"`
+	Fd      string `expr:"fd"`
+	Target  string `expr:"target"`
+	Dynamic bool   `expr:"dynamic"`
+	Write   bool   `expr:"write"`
+	Read    bool   `expr:"read"`
+}
+
+// AssignmentEnv is a shell variable assignment as `when` rules see it.
+type AssignmentEnv struct {
+	Name    string `expr:"name"`
+	Value   string `expr:"value"`
+	Dynamic bool   `expr:"dynamic"`
+}
+
+// ScriptEnv is the whole script as `when` rules see it.
+type ScriptEnv struct {
+	Text        string          `expr:"text"`
+	Commands    []*CmdEnv       `expr:"commands"`
+	Constructs  []string        `expr:"constructs"`
+	Operators   []string        `expr:"operators"`
+	Redirects   []RedirectEnv   `expr:"redirects"`
+	Assignments []AssignmentEnv `expr:"assignments"`
+	Functions   []string        `expr:"functions"`
+}
+
+// RuleEnv is the environment of every expr rule.
+type RuleEnv struct {
+	Cmd       *CmdEnv    `expr:"cmd"`
+	Script    *ScriptEnv `expr:"script"`
+	Workspace string     `expr:"workspace"`
+	Cwd       string     `expr:"cwd"`
+	Tool      string     `expr:"tool"`
+}
+
+func hasFlag(c *CmdEnv, names ...string) bool {
+	if c == nil {
+		return false
+	}
+	for _, n := range names {
+		for _, f := range c.Flags {
+			if f == n {
+				return true
+			}
+		}
+		for _, r := range c.raw {
+			if r == n || strings.HasPrefix(r, n+"=") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var exprOptions = []expr.Option{
+	expr.Env(RuleEnv{}),
+	expr.AsBool(),
+	expr.Function("glob", func(p ...any) (any, error) { return Glob(p[0].(string), p[1].(string)), nil }, new(func(string, string) bool)),
+	expr.Function("hasFlag", func(p ...any) (any, error) {
+		c, _ := p[0].(*CmdEnv)
+		names := make([]string, 0, len(p)-1)
+		for _, n := range p[1:] {
+			names = append(names, n.(string))
+		}
+		return hasFlag(c, names...), nil
+	}, new(func(*CmdEnv, ...string) bool)),
+	expr.Function("inside", func(p ...any) (any, error) { return Inside(p[0].(string), p[1].(string)), nil }, new(func(string, string) bool)),
+	expr.Function("isPath", func(p ...any) (any, error) { return IsPath(p[0].(string)), nil }, new(func(string) bool)),
+}
+
+// compiledRule is an expr rule ready to run.
+type compiledRule struct {
+	recipe.Rule
+	verdict Verdict
+	each    *vm.Program
+	when    *vm.Program
+	// names, when set, are the only command names the each expression can
+	// match (it starts with cmd.name == "x" or cmd.name in [...]), so other
+	// commands skip it without running the VM.
+	names map[string]bool
+}
+
+// RuleError is an expr rule that does not compile.
+type RuleError struct {
+	Rule     string
+	Field    string // each or when
+	Where    string // file:line:col of the rule in the recipe, when found
+	Line     int    // position inside the expression
+	Col      int
+	Message  string
+	Snippet  string
+	Expr     string
+	Decision string
+}
+
+func (e *RuleError) Error() string {
+	where := e.Where
+	if where != "" {
+		where += ": "
+	}
+	s := fmt.Sprintf("%srule %q: %s:%d:%d: %s", where, e.Rule, e.Field, e.Line, e.Col, e.Message)
+	if e.Snippet != "" {
+		s += "\n" + strings.TrimRight(e.Snippet, "\n")
+	} else if e.Expr != "" {
+		s += "\n  " + e.Expr
+	}
+	return s
+}
+
+func compileRule(r recipe.Rule, locate func(string) string) (*compiledRule, error) {
+	v, err := ParseVerdict(r.Decision)
+	if err != nil {
+		return nil, &RuleError{Rule: r.Name, Field: "decision", Where: locate(r.Name), Line: 1, Col: 1, Message: err.Error()}
+	}
+	cr := &compiledRule{Rule: r, verdict: v}
+	compile := func(field, src string) (*vm.Program, error) {
+		prog, err := expr.Compile(src, exprOptions...)
+		if err == nil {
+			return prog, nil
+		}
+		re := &RuleError{Rule: r.Name, Field: field, Where: locate(r.Name), Line: 1, Col: 1, Message: err.Error(), Expr: src}
+		var fe *file.Error
+		if errors.As(err, &fe) {
+			re.Line, re.Col, re.Message, re.Snippet = fe.Line, fe.Column+1, fe.Message, fe.Snippet
+		}
+		return nil, re
+	}
+	if r.Each != "" {
+		if cr.each, err = compile("each", r.Each); err != nil {
+			return nil, err
+		}
+		cr.names = guardNames(r.Each)
+	}
+	if r.When != "" {
+		if cr.when, err = compile("when", r.When); err != nil {
+			return nil, err
+		}
+	}
+	return cr, nil
+}
+
+var (
+	guardEq = regexp.MustCompile(`^\s*cmd\.name\s*==\s*"([^"\\]*)"\s*(&&|$)`)
+	guardIn = regexp.MustCompile(`^\s*cmd\.name\s+in\s*\[([^\]]*)\]\s*(&&|$)`)
+	quoted  = regexp.MustCompile(`"([^"\\]*)"`)
+)
+
+// guardNames extracts the command names an each expression is limited to.
+func guardNames(src string) map[string]bool {
+	if m := guardEq.FindStringSubmatch(src); m != nil {
+		return map[string]bool{m[1]: true}
+	}
+	if m := guardIn.FindStringSubmatch(src); m != nil {
+		names := map[string]bool{}
+		for _, q := range quoted.FindAllStringSubmatch(m[1], -1) {
+			names[q[1]] = true
+		}
+		if len(names) > 0 {
+			return names
+		}
+	}
+	return nil
+}
+
+// newCmdEnv builds the rule view of a simple command.
+func newCmdEnv(c *shellparse.Command, sub string) *CmdEnv {
+	env := &CmdEnv{
+		Name: c.Name, Path: c.Path, Argv: c.Argv, Args: c.Args, Sub: sub,
+		Positionals: c.Positionals, Env: c.Env, Dynamic: c.Dynamic, Via: c.Via, Text: c.Text,
+	}
+	if len(c.Flags) > 0 {
+		env.Flags = make([]string, len(c.Flags))
+		env.raw = make([]string, 0, len(c.Flags))
+		last := -1
+		for i, f := range c.Flags {
+			env.Flags[i] = f.Name
+			if f.Arg != last {
+				env.raw = append(env.raw, f.Raw)
+				last = f.Arg
+			}
+		}
+	}
+	return env
+}
+
+func newScriptEnv(s *shellparse.Script) *ScriptEnv {
+	env := &ScriptEnv{Text: s.Text, Constructs: s.Constructs, Operators: s.Operators, Functions: s.Functions}
+	for _, c := range s.Commands {
+		env.Commands = append(env.Commands, newCmdEnv(c, c.Sub))
+	}
+	for _, r := range s.Redirects {
+		env.Redirects = append(env.Redirects, RedirectEnv{Op: r.Op, Fd: r.Fd, Target: r.Target, Dynamic: r.Dynamic, Write: r.Write, Read: r.Read})
+	}
+	for _, a := range s.Assignments {
+		env.Assignments = append(env.Assignments, AssignmentEnv{Name: a.Name, Value: a.Value, Dynamic: a.Dynamic})
+	}
+	return env
+}

@@ -1,0 +1,343 @@
+package policy
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/reinsh/rein/engine/recipe"
+	"github.com/reinsh/rein/shellparse"
+)
+
+// catalogEntry is a commands entry split into tokens.
+type catalogEntry struct {
+	command string
+	tokens  []token
+}
+
+type token struct {
+	text        string
+	placeholder bool // <name>: any one argument
+	optional    bool // [tok]
+}
+
+// parseEntry splits a catalog command into tokens, honouring quotes.
+func parseEntry(s string) []token {
+	var toks []token
+	for _, f := range splitQuoted(s) {
+		t := token{text: f}
+		if strings.HasPrefix(f, "[") && strings.HasSuffix(f, "]") && len(f) > 2 {
+			t.optional, t.text = true, f[1:len(f)-1]
+		}
+		if strings.HasPrefix(t.text, "<") && strings.HasSuffix(t.text, ">") && len(t.text) > 2 {
+			t.placeholder = true
+		}
+		toks = append(toks, t)
+	}
+	return toks
+}
+
+func splitQuoted(s string) []string {
+	var out []string
+	var b strings.Builder
+	in := false
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			} else {
+				b.WriteByte(c)
+			}
+		case c == '\'' || c == '"':
+			quote, in = c, true
+		case c == ' ' || c == '\t' || c == '\n':
+			if in {
+				out = append(out, b.String())
+				b.Reset()
+				in = false
+			}
+		default:
+			b.WriteByte(c)
+			in = true
+		}
+	}
+	if in {
+		out = append(out, b.String())
+	}
+	return out
+}
+
+// matchPrefix reports whether argv begins with the entry's tokens.
+func matchPrefix(toks []token, argv []string) bool {
+	if len(toks) == 0 {
+		return true
+	}
+	t := toks[0]
+	if t.optional && matchPrefix(toks[1:], argv) {
+		return true
+	}
+	if len(argv) == 0 {
+		return false
+	}
+	if !t.placeholder && t.text != argv[0] {
+		return false
+	}
+	return matchPrefix(toks[1:], argv[1:])
+}
+
+// programMatch is what a program's rules say about one simple command.
+type programMatch struct {
+	sub     string // the subcommand, found after the global flags
+	deny    *Result
+	ask     *Result
+	allowed bool
+	why     string // why it is not allowed, when it is not
+}
+
+// flagTokens returns, for each argument, whether it is a flag.
+func isFlagToken(s string) bool { return len(s) > 1 && s[0] == '-' }
+
+// matchProgram applies a program's rules to a simple command.
+func (p *Policy) matchProgram(name string, prog *recipe.Program, c *shellparse.Command) programMatch {
+	var m programMatch
+	words := c.Words[1:]
+	i := 0
+	// Global flags (only meaningful when the program has subcommands).
+	if len(prog.Subcommands) > 0 || len(prog.DenySubcommands) > 0 {
+		for i < len(words) && isFlagToken(words[i].Value) && words[i].Value != "--" {
+			w := words[i].Value
+			fname, _, hasValue := strings.Cut(w, "=")
+			gf, known := prog.GlobalFlags[fname]
+			if !known {
+				m.why = fmt.Sprintf("%s %s is not an allowed option before the subcommand%s", name, w, listOf("; allowed: ", keys(prog.GlobalFlags)))
+				break
+			}
+			if gf.Value && !hasValue {
+				i++
+			}
+			i++
+		}
+		if m.why == "" && i < len(words) {
+			m.sub = words[i].Value
+			if words[i].Dynamic {
+				m.why = fmt.Sprintf("the %s subcommand is computed at run time (%s)", name, words[i].Raw)
+				m.sub = ""
+			}
+			i++
+		}
+	}
+	rest := words[i:]
+	var sub *recipe.Subcommand
+	if m.sub != "" {
+		sub = prog.Subcommands[m.sub]
+	}
+
+	// Deny: flags anywhere, then the subcommand.
+	rule := "programs." + name
+	if f, pat, ok := deniedFlag(c.Words[1:], prog.DenyFlags); ok {
+		m.deny = &Result{Deny, rule + ".deny_flags", fmt.Sprintf("%s %s is denied (matches %s)", name, f, pat)}
+		return m
+	}
+	if m.sub != "" && contains(prog.DenySubcommands, m.sub) {
+		m.deny = &Result{Deny, rule + ".deny_subcommands", fmt.Sprintf("%s %s is denied", name, m.sub)}
+		return m
+	}
+	if sub != nil {
+		if f, pat, ok := deniedFlag(rest, sub.DenyFlags); ok {
+			m.deny = &Result{Deny, rule + ".subcommands." + m.sub + ".deny_flags", fmt.Sprintf("%s %s %s is denied (matches %s)", name, m.sub, f, pat)}
+			return m
+		}
+	}
+	if m.why != "" {
+		return m
+	}
+
+	// Ask.
+	if m.sub != "" && (contains(prog.AskSubcommands, m.sub) || sub != nil && sub.Ask) {
+		m.ask = &Result{Ask, rule + ".subcommands." + m.sub, fmt.Sprintf("%s %s needs confirmation", name, m.sub)}
+	}
+
+	// Allow: subcommand known, every flag and argument allowed.
+	flags, args := prog.Flags, prog.Args
+	scope := name
+	if len(prog.Subcommands) > 0 {
+		if m.sub == "" && len(rest) == 0 {
+			m.why = fmt.Sprintf("%s needs a subcommand%s", name, listOf("; allowed: ", keys(prog.Subcommands)))
+			return m
+		}
+		if sub == nil && !contains(prog.AskSubcommands, m.sub) {
+			m.why = fmt.Sprintf("%s %s is not an allowed subcommand%s", name, m.sub, listOf("; allowed: ", keys(prog.Subcommands)))
+			return m
+		}
+		scope = name + " " + m.sub
+		if sub != nil && sub.Flags != nil {
+			flags = sub.Flags
+		}
+		if sub != nil && sub.Args != nil {
+			args = sub.Args
+		}
+	}
+	if why := p.checkArgs(scope, rest, flags, args, c); why != "" {
+		m.why = why
+		return m
+	}
+	m.allowed = true
+	return m
+}
+
+// checkArgs checks flags against an allow list (nil = any) and positionals
+// against argument patterns (nil = any).
+func (p *Policy) checkArgs(scope string, words []shellparse.Word, flags, args []string, c *shellparse.Command) string {
+	endOfFlags := false
+	for _, w := range words {
+		v := w.Value
+		if !endOfFlags && v == "--" {
+			endOfFlags = true
+			continue
+		}
+		if !endOfFlags && isFlagToken(v) {
+			if flags == nil {
+				continue
+			}
+			if w.Dynamic {
+				return fmt.Sprintf("%s: the option %s is computed at run time", scope, w.Raw)
+			}
+			if !flagAllowed(v, flags) {
+				return fmt.Sprintf("%s %s is not an allowed option%s", scope, v, listOf("; allowed: ", flags))
+			}
+			continue
+		}
+		if args == nil {
+			continue
+		}
+		if len(args) == 0 {
+			return fmt.Sprintf("%s takes no arguments here (got %s)", scope, shellparse.Quote(w.Text()))
+		}
+		if !p.argAllowed(w, args, c) {
+			return fmt.Sprintf("%s: argument %s does not match %s", scope, shellparse.Quote(w.Text()), strings.Join(args, ", "))
+		}
+	}
+	return ""
+}
+
+func (p *Policy) argAllowed(w shellparse.Word, patterns []string, c *shellparse.Command) bool {
+	for _, pat := range patterns {
+		if g, ok := strings.CutPrefix(pat, "path:"); ok {
+			if w.Dynamic {
+				continue
+			}
+			abs := p.read.resolve(w.Value, p.cwd)
+			if Inside(abs, p.workspace) && matchSegments(splitPath(g), splitPath(relTo(abs, p.workspace))) {
+				return true
+			}
+			continue
+		}
+		if Glob(pat, w.Text()) {
+			return true
+		}
+	}
+	return false
+}
+
+// flagAllowed: the token matches a pattern as written, by its --name, or
+// (for a short cluster) every letter does.
+func flagAllowed(tok string, allowed []string) bool {
+	if matchAny(allowed, tok) {
+		return true
+	}
+	if strings.HasPrefix(tok, "--") {
+		name, _, _ := strings.Cut(tok, "=")
+		return matchAny(allowed, name)
+	}
+	for i := 1; i < len(tok); i++ {
+		if !matchAny(allowed, "-"+tok[i:i+1]) {
+			return false
+		}
+	}
+	return true
+}
+
+// deniedFlag finds a flag token matching a deny pattern: as written, by its
+// --name, or any letter of a short cluster.
+func deniedFlag(words []shellparse.Word, denied []string) (tok, pattern string, ok bool) {
+	if len(denied) == 0 {
+		return "", "", false
+	}
+	for _, w := range words {
+		v := w.Value
+		if v == "--" {
+			break
+		}
+		if !isFlagToken(v) {
+			continue
+		}
+		if pat, ok := firstMatch(denied, v); ok {
+			return v, pat, true
+		}
+		if strings.HasPrefix(v, "--") {
+			name, _, _ := strings.Cut(v, "=")
+			if pat, ok := firstMatch(denied, name); ok {
+				return v, pat, true
+			}
+			continue
+		}
+		for i := 1; i < len(v); i++ {
+			if pat, ok := firstMatch(denied, "-"+v[i:i+1]); ok && len(pat) == 2 {
+				return v, pat, true
+			}
+		}
+	}
+	return "", "", false
+}
+
+func matchAny(patterns []string, s string) bool {
+	_, ok := firstMatch(patterns, s)
+	return ok
+}
+
+func firstMatch(patterns []string, s string) (string, bool) {
+	for _, p := range patterns {
+		if p == s || strings.ContainsAny(p, "*?[") && Glob(p, s) {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func listOf(prefix string, items []string) string {
+	if len(items) == 0 {
+		return ""
+	}
+	const max = 12
+	if len(items) > max {
+		return prefix + strings.Join(items[:max], ", ") + fmt.Sprintf(", … (%d more)", len(items)-max)
+	}
+	return prefix + strings.Join(items, ", ")
+}
+
+func splitPath(p string) []string { return strings.Split(strings.Trim(p, "/"), "/") }
+
+func relTo(abs, dir string) string {
+	return strings.TrimPrefix(strings.TrimPrefix(abs, strings.TrimSuffix(dir, "/")), "/")
+}

@@ -1,0 +1,157 @@
+package policy
+
+import (
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// pathSet matches file paths against recipe path globs. In a path glob, *
+// and ? stay inside one path segment and ** spans segments. A glob that
+// starts with / is absolute, ~/ is the home folder, anything else is
+// relative to the workspace; a relative glob starting with **/ matches at
+// any depth anywhere.
+type pathSet struct {
+	workspace string
+	home      string
+	globs     []pathGlob
+}
+
+type pathGlob struct {
+	raw    string
+	segs   []string // absolute pattern, split at slashes
+	prefix string   // literal prefix of the absolute pattern, for quick rejects
+	// anywhere holds the segments after a leading **/; base is set when
+	// that is a single segment, matched against the base name only.
+	anywhere []string
+	base     string
+}
+
+func newPathSet(patterns []string, workspace, home string) pathSet {
+	ps := pathSet{workspace: filepath.ToSlash(workspace), home: filepath.ToSlash(home)}
+	for _, p := range patterns {
+		g := pathGlob{raw: p}
+		var abs string
+		switch {
+		case strings.HasPrefix(p, "/"):
+			abs = p
+		case p == "~" || strings.HasPrefix(p, "~/"):
+			if ps.home == "" {
+				continue
+			}
+			abs = ps.home + strings.TrimPrefix(p, "~")
+		default:
+			abs = strings.TrimSuffix(ps.workspace, "/") + "/" + strings.TrimPrefix(p, "./")
+			if rest, ok := strings.CutPrefix(p, "**/"); ok {
+				g.anywhere = strings.Split(rest, "/")
+				if len(g.anywhere) == 1 {
+					g.base = rest
+				}
+			}
+		}
+		g.segs = strings.Split(abs, "/")
+		g.prefix = abs
+		if i := strings.IndexAny(abs, "*?["); i >= 0 {
+			g.prefix = abs[:i]
+		}
+		ps.globs = append(ps.globs, g)
+	}
+	return ps
+}
+
+// resolve makes an argument into an absolute, cleaned, slash-separated path.
+func (ps pathSet) resolve(arg, cwd string) string {
+	p := filepath.ToSlash(arg)
+	switch {
+	case p == "~" || strings.HasPrefix(p, "~/"):
+		p = ps.home + strings.TrimPrefix(p, "~")
+	case filepath.IsAbs(arg) || strings.HasPrefix(p, "/"):
+	default:
+		base := filepath.ToSlash(cwd)
+		if base == "" {
+			base = ps.workspace
+		}
+		p = base + "/" + p
+	}
+	return path.Clean(p)
+}
+
+// match returns the first glob matching the absolute path.
+func (ps pathSet) match(abs string) (string, bool) {
+	var split []string
+	for _, g := range ps.globs {
+		if g.base != "" {
+			if ok, _ := path.Match(g.base, path.Base(abs)); ok {
+				return g.raw, true
+			}
+			continue
+		}
+		if g.anywhere == nil && !strings.HasPrefix(abs, g.prefix) {
+			continue
+		}
+		if split == nil {
+			split = strings.Split(abs, "/")
+		}
+		if g.anywhere != nil {
+			for i := range split {
+				if matchSegments(g.anywhere, split[i:]) {
+					return g.raw, true
+				}
+			}
+			continue
+		}
+		if matchSegments(g.segs, split) {
+			return g.raw, true
+		}
+	}
+	return "", false
+}
+
+// MatchPath matches a slash-separated path against a glob with ** support.
+func MatchPath(pattern, p string) bool {
+	return matchSegments(strings.Split(pattern, "/"), strings.Split(p, "/"))
+}
+
+func matchSegments(pp, sp []string) bool {
+	for len(pp) > 0 {
+		if pp[0] == "**" {
+			rest := pp[1:]
+			if len(rest) == 0 {
+				return true
+			}
+			for i := 0; i <= len(sp); i++ {
+				if matchSegments(rest, sp[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(sp) == 0 {
+			return false
+		}
+		if ok, _ := path.Match(pp[0], sp[0]); !ok {
+			return false
+		}
+		pp, sp = pp[1:], sp[1:]
+	}
+	return len(sp) == 0
+}
+
+// Inside reports whether p (absolute) is dir or below it.
+func Inside(p, dir string) bool {
+	p, dir = path.Clean(filepath.ToSlash(p)), path.Clean(filepath.ToSlash(dir))
+	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
+}
+
+// IsPath reports whether an argument looks like a file path rather than a
+// word: it has a slash, starts with . or ~, or has a file extension.
+func IsPath(s string) bool {
+	if s == "" || strings.HasPrefix(s, "-") || strings.ContainsAny(s, " \t\n") {
+		return false
+	}
+	if strings.ContainsAny(s, `/\`) || s[0] == '.' || s[0] == '~' {
+		return true
+	}
+	dot := strings.LastIndexByte(s, '.')
+	return dot > 0 && dot < len(s)-1
+}

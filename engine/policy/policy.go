@@ -1,0 +1,423 @@
+// Package policy decides whether an analysed script may run under a recipe.
+//
+// Every simple command is checked against the recipe's deny rules, then its
+// ask rules, then its allow rules (catalog commands, programs, allow globs,
+// each-rules); a command nothing decides gets the recipe's default. Shell
+// constructs, redirects, analysis findings and when-rules are checked once
+// per script. The strictest result wins, and every result names the rule
+// that made it.
+package policy
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/expr-lang/expr/vm"
+
+	"github.com/reinsh/rein/engine/recipe"
+	"github.com/reinsh/rein/shellparse"
+)
+
+// Policy is a compiled recipe, ready to decide. It is safe for concurrent use.
+type Policy struct {
+	recipe    *recipe.Recipe
+	workspace string
+	cwd       string
+	tool      string
+
+	catalog   map[string][]catalogEntry // by first token
+	allow     globSet
+	ask       globSet
+	deny      globSet
+	each      []*compiledRule
+	when      []*compiledRule
+	read      pathSet
+	write     pathSet
+	secret    pathSet
+	shell     map[string]Verdict
+	unknown   Verdict
+	deflt     Verdict
+	available []string
+}
+
+// Options adjust where a policy applies.
+type Options struct {
+	// Cwd is where commands run (default: the workspace).
+	Cwd string
+	// Tool names what is vetting (check, run_command, task, ...); rules see it.
+	Tool string
+	// Home is the home folder for ~ in paths (default: os.UserHomeDir).
+	Home string
+}
+
+// New compiles a recipe's rules. A rule that does not compile is an error
+// naming the rule, where it is written and the position in the expression.
+func New(r *recipe.Recipe, opts Options) (*Policy, error) {
+	p := &Policy{recipe: r, workspace: r.Workspace, cwd: opts.Cwd, tool: opts.Tool}
+	if p.cwd == "" {
+		p.cwd = r.Workspace
+	}
+	if p.tool == "" {
+		p.tool = "check"
+	}
+	home := opts.Home
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	p.catalog = map[string][]catalogEntry{}
+	for _, c := range r.Commands {
+		toks := parseEntry(c.Command)
+		if len(toks) == 0 {
+			continue
+		}
+		p.catalog[toks[0].text] = append(p.catalog[toks[0].text], catalogEntry{command: c.Command, tokens: toks})
+	}
+	p.allow, p.ask, p.deny = newGlobSet(r.Allow), newGlobSet(r.Ask), newGlobSet(r.Deny)
+	for _, rule := range r.Rules {
+		cr, err := compileRule(rule, r.Locate)
+		if err != nil {
+			return nil, err
+		}
+		if cr.each != nil {
+			p.each = append(p.each, cr)
+		} else {
+			p.when = append(p.when, cr)
+		}
+	}
+	p.read = newPathSet(r.Paths.Read, r.Workspace, home)
+	p.write = newPathSet(r.Paths.Write, r.Workspace, home)
+	p.secret = newPathSet(r.Paths.Deny, r.Workspace, home)
+	sh := r.Shell
+	p.shell = map[string]Verdict{
+		shellparse.ConstructSubstitution: mustVerdict(sh.Substitution),
+		shellparse.ConstructProcSubst:    mustVerdict(sh.ProcessSubstitution),
+		shellparse.ConstructSubshell:     mustVerdict(sh.Subshell),
+		shellparse.ConstructBackground:   mustVerdict(sh.Background),
+		shellparse.ConstructFunction:     mustVerdict(sh.Function),
+		shellparse.ConstructHeredoc:      mustVerdict(sh.Heredoc),
+		shellparse.ConstructDynamicName:  mustVerdict(sh.DynamicCommandName),
+	}
+	p.deflt = mustVerdict(r.Default)
+	p.unknown = p.deflt
+	if sh.UnknownProgram != "" {
+		p.unknown = mustVerdict(sh.UnknownProgram)
+	}
+	return p, nil
+}
+
+// Recipe returns the recipe the policy was compiled from.
+func (p *Policy) Recipe() *recipe.Recipe { return p.recipe }
+
+// CommandResult is the decision for one simple command.
+type CommandResult struct {
+	Text string              `json:"text"`
+	Argv []string            `json:"argv"`
+	Name string              `json:"name"`
+	Via  []string            `json:"via,omitempty"`
+	Pos  shellparse.Position `json:"pos"`
+	Result
+	Alternatives []string `json:"alternatives,omitempty"`
+}
+
+// Check is a script-level decision: a construct, a redirect, an analysis
+// finding or a when-rule.
+type Check struct {
+	Kind    string              `json:"kind"` // construct, redirect, finding, rule
+	Subject string              `json:"subject"`
+	Pos     shellparse.Position `json:"pos"`
+	Result
+}
+
+// Decision is the verdict on a whole script.
+type Decision struct {
+	Command  string          `json:"command"`
+	Verdict  Verdict         `json:"verdict"`
+	Rule     string          `json:"rule"`
+	Reason   string          `json:"reason"`
+	Commands []CommandResult `json:"commands"`
+	Checks   []Check         `json:"checks,omitempty"`
+	// Findings are what the analysis noticed, decided or informational.
+	Findings     []shellparse.Finding `json:"findings,omitempty"`
+	Alternatives []string             `json:"alternatives,omitempty"`
+}
+
+// Check vets shell text: analyse, then decide.
+func (p *Policy) Check(text string) *Decision {
+	return p.Decide(shellparse.Analyze(text))
+}
+
+// Decide returns the decision on an analysed script.
+func (p *Policy) Decide(s *shellparse.Script) *Decision {
+	d := &Decision{Command: s.Text, Findings: s.Findings}
+	ev := &evaluation{p: p, script: s}
+	d.Commands = make([]CommandResult, 0, len(s.Commands))
+	for _, c := range s.Commands {
+		res, sub := p.command(c, ev)
+		cr := CommandResult{Text: c.Text, Argv: c.Argv, Name: c.Name, Via: c.Via, Pos: c.Pos, Result: res}
+		if res.Verdict != Allow {
+			cr.Alternatives = p.alternatives(c.Name, sub)
+		}
+		d.Commands = append(d.Commands, cr)
+	}
+	d.Checks = p.scriptChecks(s, ev)
+	p.conclude(d)
+	return d
+}
+
+// conclude sets the overall verdict: the strictest result, the first one
+// of that strictness deciding.
+func (p *Policy) conclude(d *Decision) {
+	d.Verdict, d.Rule, d.Reason = Allow, "", ""
+	var first *Result
+	var alternatives []string
+	consider := func(r *Result, alts []string) {
+		if first == nil || r.Verdict > first.Verdict {
+			first = r
+			alternatives = alts
+		}
+	}
+	for i := range d.Checks {
+		consider(&d.Checks[i].Result, nil)
+	}
+	for i := range d.Commands {
+		consider(&d.Commands[i].Result, d.Commands[i].Alternatives)
+	}
+	if first == nil {
+		d.Rule, d.Reason = "empty", "nothing to run"
+		return
+	}
+	if first.Verdict == Allow {
+		d.Rule, d.Reason = "", fmt.Sprintf("all %d commands allowed", len(d.Commands))
+		if len(d.Commands) == 1 {
+			d.Rule, d.Reason = d.Commands[0].Rule, d.Commands[0].Reason
+		}
+		return
+	}
+	d.Verdict, d.Rule, d.Reason = first.Verdict, first.Rule, first.Reason
+	d.Alternatives = alternatives
+}
+
+// evaluation carries per-Decide state: the lazily built script view and a
+// reusable VM.
+type evaluation struct {
+	p        *Policy
+	script   *shellparse.Script
+	scriptEv *ScriptEnv
+	vm       vm.VM
+	whenDone map[*compiledRule]bool
+}
+
+func (ev *evaluation) scriptEnv() *ScriptEnv {
+	if ev.scriptEv == nil {
+		ev.scriptEv = newScriptEnv(ev.script)
+	}
+	return ev.scriptEv
+}
+
+func (ev *evaluation) run(prog *vm.Program, env *RuleEnv) (bool, error) {
+	out, err := ev.vm.Run(prog, env)
+	if err != nil {
+		return false, err
+	}
+	b, _ := out.(bool)
+	return b, nil
+}
+
+func (ev *evaluation) when(r *compiledRule) (bool, error) {
+	if ev.whenDone == nil {
+		ev.whenDone = map[*compiledRule]bool{}
+	}
+	if v, ok := ev.whenDone[r]; ok {
+		return v, nil
+	}
+	v, err := ev.run(r.when, &RuleEnv{Script: ev.scriptEnv(), Workspace: ev.p.workspace, Cwd: ev.p.cwd, Tool: ev.p.tool})
+	ev.whenDone[r] = v
+	return v, err
+}
+
+// command decides one simple command. It also returns the subcommand the
+// program rules found, for alternatives.
+func (p *Policy) command(c *shellparse.Command, ev *evaluation) (Result, string) {
+	if c.DynamicName {
+		v := p.shell[shellparse.ConstructDynamicName]
+		reason := fmt.Sprintf("the command name %s is computed at run time; write the program name literally", c.Path)
+		if v != Deny {
+			reason = fmt.Sprintf("the command name %s is computed at run time; it is checked again when it runs", c.Path)
+		}
+		return Result{v, "shell.dynamic_command_name", reason}, ""
+	}
+	if c.Function {
+		return Result{p.shell[shellparse.ConstructFunction], "shell.function", fmt.Sprintf("%s calls a function declared in this script", c.Name)}, ""
+	}
+	name := c.Name
+	argv := strings.Join(c.Argv, " ")
+
+	prog, known := p.recipe.Programs[name]
+	var pm programMatch
+	if known {
+		pm = p.matchProgram(name, prog, c)
+	}
+	sub := pm.sub
+	if !known {
+		sub = c.Sub
+	}
+	var cmdEnv *CmdEnv
+	ruleEnv := func() *RuleEnv {
+		if cmdEnv == nil {
+			cmdEnv = newCmdEnv(c, sub)
+		}
+		return &RuleEnv{Cmd: cmdEnv, Workspace: p.workspace, Cwd: p.cwd, Tool: p.tool}
+	}
+	eachVerdict := func(v Verdict) (*Result, error) {
+		for _, r := range p.each {
+			if r.verdict != v || r.names != nil && !r.names[name] {
+				continue
+			}
+			if r.when != nil {
+				if ok, err := ev.when(r); err != nil || !ok {
+					if err != nil {
+						return &Result{Deny, r.Name, fmt.Sprintf("rule failed at run time: %v", err)}, nil
+					}
+					continue
+				}
+			}
+			ok, err := ev.run(r.each, ruleEnv())
+			if err != nil {
+				return &Result{Deny, r.Name, fmt.Sprintf("rule failed at run time: %v", err)}, nil
+			}
+			if ok {
+				return &Result{v, r.Name, r.Reason}, nil
+			}
+		}
+		return nil, nil
+	}
+
+	// Deny.
+	if pat, ok := p.deny.match(argv); ok {
+		return Result{Deny, "deny: " + pat, fmt.Sprintf("%s matches the deny pattern %q", shellparse.JoinArgv(c.Argv), pat)}, sub
+	}
+	if pm.deny != nil {
+		return *pm.deny, sub
+	}
+	if r := p.secretArg(c); r != nil {
+		return *r, sub
+	}
+	if r, _ := eachVerdict(Deny); r != nil {
+		return *r, sub
+	}
+	if c.Path != name && strings.ContainsAny(c.Path, `/\`) && !p.catalogHasPath(c.Path) && !systemPath(c.Path) {
+		return Result{p.deflt, "default", fmt.Sprintf("%s is run by path; rules for %s apply only to the program found on PATH", c.Path, name)}, sub
+	}
+
+	// Ask.
+	if pat, ok := p.ask.match(argv); ok {
+		return Result{Ask, "ask: " + pat, fmt.Sprintf("%s matches the ask pattern %q", shellparse.JoinArgv(c.Argv), pat)}, sub
+	}
+	if pm.ask != nil && pm.allowed {
+		return *pm.ask, sub
+	}
+	if r, _ := eachVerdict(Ask); r != nil {
+		return *r, sub
+	}
+
+	// Allow.
+	for _, e := range p.catalog[c.Path] {
+		if matchPrefix(e.tokens, c.Argv) {
+			return Result{Allow, "commands: " + e.command, "listed in the catalog as " + e.command}, sub
+		}
+	}
+	if pm.allowed {
+		scope := name
+		if pm.sub != "" {
+			scope += " " + pm.sub
+		}
+		return Result{Allow, "programs." + name, scope + " is allowed"}, sub
+	}
+	if pat, ok := p.allow.match(argv); ok {
+		return Result{Allow, "allow: " + pat, fmt.Sprintf("matches the allow pattern %q", pat)}, sub
+	}
+	if r, _ := eachVerdict(Allow); r != nil {
+		return *r, sub
+	}
+
+	// Nothing decided.
+	if known {
+		return Result{p.deflt, "default", pm.why}, sub
+	}
+	if _, listed := p.catalog[c.Path]; listed {
+		return Result{p.deflt, "default", fmt.Sprintf("%s does not match a catalog entry for %s", shellparse.JoinArgv(c.Argv), name)}, sub
+	}
+	return Result{p.unknown, "shell.unknown_program", fmt.Sprintf("%s is not in this recipe's catalog", name)}, sub
+}
+
+func (p *Policy) catalogHasPath(path string) bool {
+	_, ok := p.catalog[path]
+	return ok
+}
+
+// systemPath reports whether a program path names a standard system folder,
+// where running /usr/bin/ls is the same as running ls.
+func systemPath(path string) bool {
+	for _, dir := range []string{"/bin/", "/usr/bin/", "/usr/local/bin/", "/sbin/", "/usr/sbin/", "/opt/homebrew/bin/"} {
+		if strings.HasPrefix(path, dir) && !strings.Contains(path[len(dir):], "/") {
+			return true
+		}
+	}
+	return false
+}
+
+// secretArg denies a command whose arguments name a secret path.
+func (p *Policy) secretArg(c *shellparse.Command) *Result {
+	for _, w := range c.Words[1:] {
+		if w.Dynamic || w.Value == "" {
+			continue
+		}
+		v := w.Value
+		if v[0] == '-' {
+			_, val, ok := strings.Cut(v, "=")
+			if !ok || val == "" {
+				continue
+			}
+			v = val
+		}
+		abs := p.secret.resolve(v, p.cwd)
+		if pat, ok := p.secret.match(abs); ok {
+			return &Result{Deny, "paths.deny", fmt.Sprintf("%s names %s, which matches the secret path %s", c.Name, v, pat)}
+		}
+	}
+	return nil
+}
+
+// alternatives lists what the catalog allows instead, for a model to act on.
+func (p *Policy) alternatives(name, sub string) []string {
+	var out []string
+	if prog, ok := p.recipe.Programs[name]; ok && len(prog.Subcommands) > 0 {
+		for _, s := range keys(prog.Subcommands) {
+			if s != sub && !prog.Subcommands[s].Ask && !contains(prog.DenySubcommands, s) {
+				out = append(out, name+" "+s)
+			}
+		}
+		return out
+	}
+	for _, c := range p.recipe.Commands {
+		first := strings.Fields(c.Command)
+		if len(first) > 0 && p.recipe.Available(first[0]) {
+			out = append(out, c.Command)
+		}
+	}
+	if len(out) < 12 {
+		names := keys(p.recipe.Programs)
+		sort.Strings(names)
+		for _, n := range names {
+			if len(out) >= 24 {
+				break
+			}
+			if n != name && p.recipe.Available(n) && !contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
