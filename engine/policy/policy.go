@@ -325,7 +325,7 @@ func (p *Policy) command(c *shellparse.Command, ev *evaluation) (Result, string)
 	// Allow.
 	for _, e := range p.catalog[c.Path] {
 		if matchPrefix(e.tokens, c.Argv) {
-			return Result{Allow, "commands: " + e.command, "listed in the catalog as " + e.command}, sub
+			return Result{Allow, "commands: " + e.command, "listed in the catalog"}, sub
 		}
 	}
 	if pm.allowed {
@@ -414,10 +414,15 @@ func (p *Policy) alternatives(name, sub string) []string {
 			if len(out) >= 24 {
 				break
 			}
-			if n != name && p.recipe.Available(n) && !contains(out, n) {
+			if n != name && isWord(n) && p.recipe.Available(n) && !contains(out, n) {
 				out = append(out, n)
 			}
 		}
 	}
 	return out
+}
+
+// isWord reports whether a program name is worth suggesting (not "[" or ":").
+func isWord(s string) bool {
+	return s != "" && (s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z')
 }

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+
+	"github.com/reinsh/rein/engine/policy"
+	"github.com/reinsh/rein/engine/report"
+)
+
+type checkCmd struct {
+	Command []string `arg:"" optional:"" help:"Shell text to vet (quote it). Several arguments are joined with spaces. Without one, commands are read from standard input, one per line."`
+	JSON    bool     `help:"Print the decision as one JSON object (one per line when reading standard input)."`
+}
+
+func (c *checkCmd) Help() string {
+	return `Exit status: 0 allow, 1 deny, 3 ask, 2 usage or recipe error.
+When reading standard input the status is the strictest over all commands.
+
+Examples:
+  rein check 'git log --oneline | head'
+  rein check --preset strict --json 'wc -l $(git ls-files)'
+  git log --format=%s | rein check --json`
+}
+
+func (c *checkCmd) Run(g *Globals, e *env) error {
+	p, err := loadPolicy(g, "check")
+	if err != nil {
+		return err
+	}
+	if len(c.Command) == 0 || len(c.Command) == 1 && c.Command[0] == "-" {
+		if e.stdinTerminal {
+			return errors.New("give a command to check (rein check 'git status'), or pipe commands on standard input")
+		}
+		return c.bulk(p, e)
+	}
+	d := p.Check(strings.Join(c.Command, " "))
+	if c.JSON {
+		if err := writeJSON(e.stdout, d, true); err != nil {
+			return err
+		}
+	} else {
+		report.Decision(e.stdout, d)
+	}
+	return verdictExit(d.Verdict)
+}
+
+// bulk checks one command per line of standard input.
+func (c *checkCmd) bulk(p *policy.Policy, e *env) error {
+	sc := bufio.NewScanner(e.stdin)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	worst := policy.Allow
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		d := p.Check(line)
+		worst = max(worst, d.Verdict)
+		if c.JSON {
+			if err := writeJSON(e.stdout, d, false); err != nil {
+				return err
+			}
+		} else {
+			report.Line(e.stdout, d)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	return verdictExit(worst)
+}
+
+// writeJSON prints v as JSON, indented or as one line, without HTML escaping
+// (commands are full of < > &).
+func writeJSON(w io.Writer, v any, indent bool) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if indent {
+		enc.SetIndent("", "  ")
+	}
+	return enc.Encode(v)
+}
+
+func verdictExit(v policy.Verdict) error {
+	switch v {
+	case policy.Deny:
+		return codeError(exitDeny)
+	case policy.Ask:
+		return codeError(exitAsk)
+	}
+	return nil
+}

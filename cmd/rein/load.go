@@ -1,0 +1,21 @@
+package main
+
+import (
+	"github.com/reinsh/rein/engine/policy"
+	"github.com/reinsh/rein/engine/recipe"
+	"github.com/reinsh/rein/engine/version"
+)
+
+// loadRecipe compiles the recipe the global flags select.
+func loadRecipe(g *Globals) (*recipe.Recipe, error) {
+	return recipe.Load(recipe.Options{Dir: g.Dir, Recipe: g.Recipe, Preset: g.Preset, Version: version.String()})
+}
+
+// loadPolicy compiles the selected recipe into a policy.
+func loadPolicy(g *Globals, tool string) (*policy.Policy, error) {
+	r, err := loadRecipe(g)
+	if err != nil {
+		return nil, err
+	}
+	return policy.New(r, policy.Options{Tool: tool})
+}

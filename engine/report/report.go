@@ -1,0 +1,123 @@
+// Package report renders decisions and test results for people: the text
+// rein check and rein test print. Machine output is the JSON of the values.
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/reinsh/rein/engine/policy"
+	"github.com/reinsh/rein/shellparse"
+)
+
+// Decision writes a decision: the verdict with its deciding rule, one line
+// per simple command and per script-level check, and alternatives.
+func Decision(w io.Writer, d *policy.Decision) {
+	head := fmt.Sprintf("%s  %s", d.Verdict, oneLine(d.Command))
+	fmt.Fprintln(w, head)
+	if d.Verdict != policy.Allow || d.Rule != "" {
+		fmt.Fprintf(w, "  %s\n", because(d.Rule, d.Reason))
+	}
+	width := 0
+	for _, c := range d.Commands {
+		width = max(width, len(oneLine(c.Text)))
+	}
+	width = min(width, 48)
+	for _, c := range d.Commands {
+		line := fmt.Sprintf("  %-5s  %-*s  %s", c.Verdict, width, oneLine(c.Text), because(c.Rule, c.Reason))
+		if len(c.Via) > 0 {
+			line += "  (via " + strings.Join(c.Via, " → ") + ")"
+		}
+		fmt.Fprintln(w, line)
+	}
+	for _, c := range d.Checks {
+		fmt.Fprintf(w, "  %-5s  %-*s  %s\n", c.Verdict, width, c.Kind+" "+oneLine(c.Subject), because(c.Rule, c.Reason))
+	}
+	for _, f := range d.Findings {
+		if f.Kind == shellparse.FindingDynamicArgs {
+			fmt.Fprintf(w, "  note   %s\n", f.Message)
+		}
+	}
+	if d.Verdict != policy.Allow && len(d.Alternatives) > 0 {
+		fmt.Fprintf(w, "  allowed instead: %s\n", strings.Join(limit(d.Alternatives, 12), ", "))
+	}
+}
+
+// Line is the one-line form used for bulk checks: verdict, command, rule.
+func Line(w io.Writer, d *policy.Decision) {
+	fmt.Fprintf(w, "%s\t%s\t%s\n", d.Verdict, oneLine(d.Command), because(d.Rule, d.Reason))
+}
+
+func because(rule, reason string) string {
+	switch {
+	case rule == "":
+		return reason
+	case reason == "":
+		return "rule " + rule
+	}
+	return fmt.Sprintf("rule %s: %s", rule, reason)
+}
+
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\n", "⏎")
+	if len(s) > 120 {
+		s = s[:117] + "…"
+	}
+	return s
+}
+
+func limit(xs []string, n int) []string {
+	if len(xs) <= n {
+		return xs
+	}
+	return append(xs[:n:n], fmt.Sprintf("… (%d more)", len(xs)-n))
+}
+
+// TestSuite is the outcome of one recipe's tests.
+type TestSuite struct {
+	Name    string              `json:"name"`
+	Results []policy.TestResult `json:"results"`
+}
+
+// Failed counts failing cases.
+func (s TestSuite) Failed() int {
+	n := 0
+	for _, r := range s.Results {
+		if !r.Pass {
+			n++
+		}
+	}
+	return n
+}
+
+// Tests writes each suite's failures with the rule that decided them, and a
+// closing "N passed, M failed" line.
+func Tests(w io.Writer, suites []TestSuite, verbose bool) {
+	passed, failed := 0, 0
+	for _, s := range suites {
+		f := s.Failed()
+		p := len(s.Results) - f
+		passed += p
+		failed += f
+		status := "ok  "
+		if f > 0 {
+			status = "FAIL"
+		}
+		fmt.Fprintf(w, "%s %-40s %d passed, %d failed\n", status, s.Name, p, f)
+		for _, r := range s.Results {
+			if r.Pass && !verbose {
+				continue
+			}
+			mark := "  pass"
+			if !r.Pass {
+				mark = "  FAIL"
+			}
+			fmt.Fprintf(w, "%s  want %-5s got %-5s %s\n", mark, r.Want, r.Got, oneLine(r.Command))
+			if !r.Pass {
+				fmt.Fprintf(w, "        %s\n", because(r.Decision.Rule, r.Decision.Reason))
+			}
+		}
+	}
+	fmt.Fprintf(w, "%d passed, %d failed\n", passed, failed)
+}
