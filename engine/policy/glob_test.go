@@ -1,0 +1,70 @@
+package policy
+
+import "testing"
+
+func TestGlob(t *testing.T) {
+	tests := []struct {
+		pattern, s string
+		want       bool
+	}{
+		{"git status*", "git status", true},
+		{"git status*", "git status --short", true},
+		{"rm *", "rm -rf /", true},
+		{"rm *", "rmdir x", false},
+		{"*", "", true},
+		{"a?c", "abc", true},
+		{"a?c", "ac", false},
+		{"[ab]x", "bx", true},
+		{"[!ab]x", "bx", false},
+		{"[a-c]x", "cx", true},
+		{`\*`, "*", true},
+		{`\*`, "x", false},
+		{"*.go", "dir/x.go", true},
+		{"*a*b*c", "xaybzc", true},
+		{"*a*b*c", "xaybz", false},
+		{"[", "[", true},
+	}
+	for _, tt := range tests {
+		if got := Glob(tt.pattern, tt.s); got != tt.want {
+			t.Errorf("Glob(%q, %q) = %v, want %v", tt.pattern, tt.s, got, tt.want)
+		}
+	}
+}
+
+func TestPathSet(t *testing.T) {
+	ps := newPathSet([]string{"~/.ssh/**", "**/.env", "**/*.pem", "/etc/shadow", "out/**", "docs/*.md"}, "/work/repo", "/home/dev")
+	tests := []struct {
+		arg, cwd string
+		want     string
+	}{
+		{"~/.ssh/id_rsa", "/work/repo", "~/.ssh/**"},
+		{"/home/dev/.ssh/config", "/", "~/.ssh/**"},
+		{"../../home/dev/.ssh/x", "/work/repo", "~/.ssh/**"},
+		{".env", "/work/repo", "**/.env"},
+		{"/elsewhere/a/.env", "/", "**/.env"},
+		{"certs/server.pem", "/work/repo", "**/*.pem"},
+		{"/etc/shadow", "/", "/etc/shadow"},
+		{"out/a/b.txt", "/work/repo", "out/**"},
+		{"docs/a.md", "/work/repo", "docs/*.md"},
+		{"docs/x/a.md", "/work/repo", ""},
+		{"README.md", "/work/repo", ""},
+		{".environment", "/work/repo", ""},
+	}
+	for _, tt := range tests {
+		got, _ := ps.match(ps.resolve(tt.arg, tt.cwd))
+		if got != tt.want {
+			t.Errorf("match(%q from %s) = %q, want %q", tt.arg, tt.cwd, got, tt.want)
+		}
+	}
+}
+
+func TestInsideAndIsPath(t *testing.T) {
+	if !Inside("/a/b/c", "/a/b") || Inside("/a/bc", "/a/b") || !Inside("/a/b", "/a/b/") {
+		t.Error("Inside")
+	}
+	for s, want := range map[string]bool{"a/b": true, "./x": true, "~": true, "x.txt": true, "-f": false, "word": false, ".env": true, "a b/c": false} {
+		if IsPath(s) != want {
+			t.Errorf("IsPath(%q) = %v", s, !want)
+		}
+	}
+}

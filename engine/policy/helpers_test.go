@@ -1,0 +1,47 @@
+package policy_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/reinsh/rein/engine/policy"
+	"github.com/reinsh/rein/engine/recipe"
+)
+
+// presetPolicy compiles a built-in preset for a temporary workspace.
+func presetPolicy(t testing.TB, name string) *policy.Policy {
+	t.Helper()
+	r, err := recipe.Load(recipe.Options{Preset: name, CacheDir: "-", UserFile: "-", Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := policy.New(r, policy.Options{Home: "/home/dev"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// recipePolicy compiles a recipe written for the test.
+func recipePolicy(t testing.TB, jsonnet string) *policy.Policy {
+	t.Helper()
+	p, err := loadRecipeText(t, jsonnet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func loadRecipeText(t testing.TB, jsonnet string) (*policy.Policy, error) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(jsonnet), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := recipe.Load(recipe.Options{Dir: dir, CacheDir: "-", UserFile: "-"})
+	if err != nil {
+		return nil, err
+	}
+	return policy.New(r, policy.Options{Home: "/home/dev"})
+}

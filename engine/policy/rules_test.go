@@ -1,0 +1,163 @@
+package policy_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/reinsh/rein/engine/policy"
+)
+
+const customRecipe = `
+local rein = import 'rein.libsonnet';
+{
+  commands: [
+    rein.command('./scripts/analyze-logs.sh <log_file>', 'Analyze a log file'),
+    rein.command('npm run build [--watch]', 'Build'),
+    rein.command('make test', 'Tests'),
+  ],
+  programs: {
+    kubectl: rein.program('Kubernetes, read-only',
+      global_flags={ '-n': rein.flag('namespace', value=true), '--context': rein.flag('context', value=true) },
+      subcommands={ get: rein.sub('List resources', flags=['-o', '-o=*', '--output=*', '-A', '-l']), logs: rein.sub('Pod logs', deny_flags=['-f']) },
+      deny_subcommands=['delete', 'apply'],
+      ask_subcommands=['exec']),
+    cp: rein.program('Copy inside the workspace', args=['path:**']),
+  },
+  allow: ['echo *'],
+  ask: ['terraform plan*'],
+  deny: ['echo *secret*'],
+  rules: [
+    rein.rule('no-prod', 'deny', 'production is off limits', each='any(cmd.args, {# contains "prod"})'),
+    rein.rule('ask-make-release', 'ask', 'releases need a person', each='cmd.name == "make" && "release" in cmd.positionals'),
+    rein.rule('allow-date', 'allow', 'date is harmless', each='cmd.name == "date"'),
+    rein.rule('short-scripts', 'deny', 'keep scripts short', when='len(script.commands) > 3'),
+  ],
+  shell: { redirect_write: 'workspace' },
+  paths: { write: ['out/**', '*.log'] },
+  default: 'ask',
+}
+`
+
+func TestRecipeAuthoredRules(t *testing.T) {
+	p := recipePolicy(t, customRecipe)
+	tests := []struct {
+		command string
+		want    policy.Verdict
+		rule    string
+	}{
+		{"./scripts/analyze-logs.sh logs/app.log", policy.Allow, "commands: ./scripts/analyze-logs.sh <log_file>"},
+		{"./scripts/analyze-logs.sh", policy.Ask, "default"},
+		{"npm run build", policy.Allow, "commands: npm run build [--watch]"},
+		{"npm run build --watch", policy.Allow, "commands: npm run build [--watch]"},
+		{"npm run lint", policy.Ask, "default"},
+		{"make test -j4", policy.Allow, "commands: make test"},
+		{"kubectl get pods -o wide", policy.Allow, "programs.kubectl"},
+		{"kubectl -n kube-system get pods", policy.Allow, "programs.kubectl"},
+		{"kubectl --context=dev get pods", policy.Allow, "programs.kubectl"},
+		{"kubectl get pods --watch", policy.Ask, "default"},
+		{"kubectl delete pod x", policy.Deny, "programs.kubectl.deny_subcommands"},
+		{"kubectl -n x delete pod y", policy.Deny, "programs.kubectl.deny_subcommands"},
+		{"kubectl logs -f pod", policy.Deny, "programs.kubectl.subcommands.logs.deny_flags"},
+		{"kubectl exec -it pod -- sh", policy.Ask, "programs.kubectl.subcommands.exec"},
+		{"kubectl --kubeconfig=/x get pods", policy.Ask, "default"},
+		{"cp a.txt b.txt", policy.Allow, "programs.cp"},
+		{"cp a.txt /etc/passwd", policy.Ask, "default"},
+		{"cp ../x .", policy.Ask, "default"},
+		{"echo hello", policy.Allow, "allow: echo *"},
+		{"echo my secret", policy.Deny, "deny: echo *secret*"},
+		{"terraform plan -out x", policy.Ask, "ask: terraform plan*"},
+		{"kubectl get pods -n prod", policy.Deny, "no-prod"},
+		{"make release", policy.Ask, "ask-make-release"},
+		{"date", policy.Allow, "allow-date"},
+		{"date; date; date; date", policy.Deny, "short-scripts"},
+		{"echo hi > out/report.txt", policy.Allow, ""},
+		{"echo hi > build.log", policy.Allow, ""},
+		{"echo hi > src/main.go", policy.Deny, "shell.redirect_write"},
+		{"echo hi > /tmp/x", policy.Deny, "shell.redirect_write"},
+		{"echo hi > ../x", policy.Deny, "shell.redirect_write"},
+		{"echo hi > $f", policy.Deny, "shell.redirect_write"},
+		{"frobnicate", policy.Ask, "shell.unknown_program"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.command, func(t *testing.T) {
+			d := p.Check(tt.command)
+			if d.Verdict != tt.want || tt.rule != "" && d.Rule != tt.rule {
+				t.Errorf("got %s by %q (%s), want %s by %q", d.Verdict, d.Rule, d.Reason, tt.want, tt.rule)
+			}
+		})
+	}
+}
+
+func TestRuleCompileErrors(t *testing.T) {
+	tests := []struct {
+		name, rule, want string
+	}{
+		{"unknown field", `rein.rule('typo', 'deny', 'x', each='cmd.nmae == "rm"')`, `rule "typo": each:1:`},
+		{"not boolean", `rein.rule('nonbool', 'deny', 'x', each='cmd.name')`, `rule "nonbool": each:1:1`},
+		{"syntax", `rein.rule('syntax', 'deny', 'x', when='len(script.commands >')`, `rule "syntax": when:1:`},
+		{"wrong helper arity", `rein.rule('arity', 'deny', 'x', each='glob("a")')`, `rule "arity"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := loadRecipeText(t, "local rein = import 'rein.libsonnet';\n{ rules: [\n  "+tt.rule+",\n] }\n")
+			if err == nil {
+				t.Fatal("want an error")
+			}
+			var re *policy.RuleError
+			if !errors.As(err, &re) {
+				t.Fatalf("error %T %v is not a RuleError", err, err)
+			}
+			if !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "rein.jsonnet:3:") {
+				t.Errorf("error %q lacks %q or the rule's file:line:col", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestRuleHelpers(t *testing.T) {
+	p := recipePolicy(t, `
+local rein = import 'rein.libsonnet';
+{
+  allow: ['*'],
+  rules: [
+    rein.rule('glob', 'deny', 'g', each='len(cmd.positionals) > 0 && glob("*.tmp", cmd.positionals[0])'),
+    rein.rule('flag', 'deny', 'f', each='hasFlag(cmd, "-x", "--extreme")'),
+    rein.rule('inside', 'deny', 'i', each='cmd.name == "cat" && any(cmd.positionals, {isPath(#) && !inside(#, workspace)})'),
+    rein.rule('via', 'deny', 'v', each='"xargs" in cmd.via'),
+    rein.rule('tool', 'ask', 't', each='tool == "check" && cmd.name == "deploy"'),
+    rein.rule('redirect', 'deny', 'r', when='any(script.redirects, {#.write && #.target endsWith ".lock"})'),
+  ],
+  shell: { redirect_write: 'allow' },
+}`)
+	tests := []struct {
+		command string
+		want    policy.Verdict
+		rule    string
+	}{
+		{"rm a.tmp", policy.Deny, "glob"},
+		{"ls -lx", policy.Deny, "flag"},
+		{"ls --extreme=1", policy.Deny, "flag"},
+		{"cat /etc/hosts", policy.Deny, "inside"},
+		{"ls | xargs echo", policy.Deny, "via"},
+		{"deploy", policy.Ask, "tool"},
+		{"echo > x.lock", policy.Deny, "redirect"},
+		{"echo > x.txt", policy.Allow, ""},
+	}
+	for _, tt := range tests {
+		d := p.Check(tt.command)
+		if d.Verdict != tt.want || tt.rule != "" && d.Rule != tt.rule {
+			t.Errorf("%q: got %s by %q, want %s by %q", tt.command, d.Verdict, d.Rule, tt.want, tt.rule)
+		}
+	}
+}
+
+func TestRuleFailingAtRunTimeDenies(t *testing.T) {
+	p := recipePolicy(t, `
+local rein = import 'rein.libsonnet';
+{ allow: ['*'], rules: [rein.rule('fragile', 'ask', 'x', each='cmd.positionals[0] == "y"')] }`)
+	d := p.Check("ls")
+	if d.Verdict != policy.Deny || d.Rule != "fragile" || !strings.Contains(d.Reason, "rule failed at run time") {
+		t.Errorf("got %s by %s: %s", d.Verdict, d.Rule, d.Reason)
+	}
+}
