@@ -35,7 +35,7 @@ var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant
 // limit is reported in Script.ParseError or Script.Findings.
 func AnalyzeLimits(text string, lim Limits) *Script {
 	s := &Script{Text: text}
-	a := &analyzer{script: s, lim: lim, functions: map[string]bool{}}
+	a := &analyzer{script: s, lim: lim}
 	if lim.MaxBytes > 0 && len(text) > lim.MaxBytes {
 		a.fail(FindingTooLong, fmt.Sprintf("command is %d bytes; the limit is %d", len(text), lim.MaxBytes), Position{Line: 1, Col: 1})
 		return s
@@ -47,9 +47,11 @@ func AnalyzeLimits(text string, lim Limits) *Script {
 	a.script_(text, context{}, Position{})
 	// Mark calls to functions declared anywhere in the script: bash resolves
 	// a name against functions first, at run time.
-	for _, c := range s.Commands {
-		if c.Name != "" && !c.execd && a.functions[c.Name] && !strings.Contains(c.Path, "/") {
-			c.Function = true
+	if len(a.functions) > 0 {
+		for _, c := range s.Commands {
+			if c.Name != "" && !c.execd && a.functions[c.Name] && !strings.Contains(c.Path, "/") {
+				c.Function = true
+			}
 		}
 	}
 	return s
@@ -257,6 +259,9 @@ func (a *analyzer) command(cmd syntax.Command, ctx context) {
 			names = append(names, c.Name)
 		}
 		label := "function"
+		if a.functions == nil {
+			a.functions = map[string]bool{}
+		}
 		for _, n := range names {
 			a.functions[n.Value] = true
 			a.script.Functions = append(a.script.Functions, n.Value)
@@ -470,7 +475,7 @@ func (a *analyzer) call(c *syntax.CallExpr, ctx context) {
 		if needsScan(w) {
 			a.scan(w, ctx)
 		}
-		words = append(words, resolveWord(ctx.src, w)...)
+		words = appendWord(words, ctx.src, w)
 	}
 	if len(words) == 0 {
 		return
@@ -528,11 +533,8 @@ func (a *analyzer) simple(words []Word, env map[string]string, ctx context, pos 
 		}
 		return nil
 	}
-	cmd := newCommand(words, env, pos, ctx.via)
+	cmd := newCommand(words, env, pos, ctx.via, text)
 	cmd.execd = ctx.execd
-	if text != "" {
-		cmd.Text = text
-	}
 	a.script.Commands = append(a.script.Commands, cmd)
 	if cmd.DynamicName {
 		a.script.addConstruct(ConstructDynamicName)
@@ -542,10 +544,13 @@ func (a *analyzer) simple(words []Word, env map[string]string, ctx context, pos 
 	return cmd
 }
 
-// newCommand derives name, flags and positionals from resolved words.
-func newCommand(words []Word, env map[string]string, pos Position, via []string) *Command {
-	cmd := &Command{Words: words, Env: env, Pos: pos, Via: via}
-	cmd.Argv = make([]string, len(words))
+// newCommand derives name, flags and positionals from resolved words. text
+// is the command's source, or "" to render it from argv.
+func newCommand(words []Word, env map[string]string, pos Position, via []string, text string) *Command {
+	cmd := &Command{Words: words, Env: env, Pos: pos, Via: via, Text: text}
+	// One backing array for argv and positionals.
+	buf := make([]string, 2*len(words)-1)
+	cmd.Argv = buf[:len(words):len(words)]
 	for i, w := range words {
 		cmd.Argv[i] = w.Text()
 		if w.Dynamic {
@@ -563,6 +568,18 @@ func newCommand(words []Word, env map[string]string, pos Position, via []string)
 		}
 	}
 	cmd.Args = cmd.Argv[1:]
+	nflags := 0
+	for _, w := range words[1:] {
+		if len(w.Value) > 1 && w.Value[0] == '-' {
+			nflags += len(w.Value) - 1
+		}
+	}
+	if nflags > 0 {
+		cmd.Flags = make([]Flag, 0, nflags)
+	}
+	if len(words) > 1 {
+		cmd.Positionals = buf[len(words):len(words)]
+	}
 	endOfFlags := false
 	for i, w := range words[1:] {
 		v := w.Value
@@ -582,6 +599,9 @@ func newCommand(words []Word, env map[string]string, pos Position, via []string)
 	}
 	if len(cmd.Positionals) > 0 {
 		cmd.Sub = cmd.Positionals[0]
+	}
+	if cmd.Text != "" {
+		return cmd
 	}
 	cmd.Text = JoinArgv(cmd.Argv)
 	if len(env) > 0 {

@@ -11,22 +11,27 @@ import (
 // command substitution: only what can be known without running anything.
 var staticConfig = &expand.Config{}
 
-// resolveWord resolves one shell word into the fields the shell would pass.
-// Brace expansion may turn one word into several fields.
-func resolveWord(src string, w *syntax.Word) []Word {
+// appendWord appends the fields of one shell word to dst.
+func appendWord(dst []Word, src string, w *syntax.Word) []Word {
 	// Fast path: a plain literal with nothing to interpret.
 	if len(w.Parts) == 1 {
 		switch p := w.Parts[0].(type) {
 		case *syntax.Lit:
 			if plainLiteral(p.Value) {
-				return []Word{{Value: p.Value}}
+				return append(dst, Word{Value: p.Value})
 			}
 		case *syntax.SglQuoted:
 			if !p.Dollar {
-				return []Word{{Value: p.Value}}
+				return append(dst, Word{Value: p.Value})
 			}
 		}
 	}
+	return append(dst, resolveWord(src, w)...)
+}
+
+// resolveWord resolves one shell word into the fields the shell would pass.
+// Brace expansion may turn one word into several fields.
+func resolveWord(src string, w *syntax.Word) []Word {
 	dynamic, glob, braces, tilde, special := classify(w)
 	if dynamic || glob {
 		return []Word{{Value: literalParts(w), Raw: sourceOf(src, w), Dynamic: true, Glob: glob}}
@@ -82,7 +87,7 @@ func classify(w *syntax.Word) (dynamic, glob, braces, tilde, special bool) {
 			if hasGlob(p.Value) {
 				glob = true
 			}
-			if strings.IndexByte(p.Value, '{') >= 0 {
+			if mayBrace(p.Value) {
 				braces = true
 			}
 		case *syntax.SglQuoted:
@@ -105,6 +110,23 @@ func classify(w *syntax.Word) (dynamic, glob, braces, tilde, special bool) {
 		}
 	}
 	return
+}
+
+// mayBrace reports whether an unquoted literal may hold a brace expansion:
+// a '{' with a later ',' or ".." and '}' ("{}" alone, as in find -exec, is
+// literal).
+func mayBrace(s string) bool {
+	open := strings.IndexByte(s, '{')
+	if open < 0 {
+		return false
+	}
+	rest := s[open+1:]
+	end := strings.LastIndexByte(rest, '}')
+	if end < 0 {
+		return false
+	}
+	inner := rest[:end]
+	return strings.IndexByte(inner, ',') >= 0 || strings.Contains(inner, "..")
 }
 
 // hasGlob reports unescaped glob metacharacters in an unquoted literal. A '['

@@ -113,6 +113,18 @@ type compiledRule struct {
 	// match (it starts with cmd.name == "x" or cmd.name in [...]), so other
 	// commands skip it without running the VM.
 	names map[string]bool
+	// needsEnv: the expression starts with len(cmd.env) > 0.
+	needsEnv bool
+	// scriptFields are the script fields the rule reads.
+	scriptFields scriptFields
+}
+
+// mayMatch is the cheap pre-check of an each-rule's leading guard.
+func (r *compiledRule) mayMatch(c *shellparse.Command) bool {
+	if r.names != nil && !r.names[c.Name] {
+		return false
+	}
+	return !r.needsEnv || len(c.Env) > 0
 }
 
 // RuleError is an expr rule that does not compile.
@@ -165,7 +177,9 @@ func compileRule(r recipe.Rule, locate func(string) string) (*compiledRule, erro
 			return nil, err
 		}
 		cr.names = guardNames(r.Each)
+		cr.needsEnv = guardEnv.MatchString(r.Each)
 	}
+	cr.scriptFields = referencedScriptFields(r.Each + " " + r.When)
 	if r.When != "" {
 		if cr.when, err = compile("when", r.When); err != nil {
 			return nil, err
@@ -175,10 +189,46 @@ func compileRule(r recipe.Rule, locate func(string) string) (*compiledRule, erro
 }
 
 var (
-	guardEq = regexp.MustCompile(`^\s*cmd\.name\s*==\s*"([^"\\]*)"\s*(&&|$)`)
-	guardIn = regexp.MustCompile(`^\s*cmd\.name\s+in\s*\[([^\]]*)\]\s*(&&|$)`)
-	quoted  = regexp.MustCompile(`"([^"\\]*)"`)
+	guardEq     = regexp.MustCompile(`^\s*cmd\.name\s*==\s*"([^"\\]*)"\s*(&&|$)`)
+	guardIn     = regexp.MustCompile(`^\s*cmd\.name\s+in\s*\[([^\]]*)\]\s*(&&|$)`)
+	quoted      = regexp.MustCompile(`"([^"\\]*)"`)
+	guardEnv    = regexp.MustCompile(`^\s*len\(cmd\.env\)\s*>\s*0\s*&&`)
+	scriptField = regexp.MustCompile(`script\.(\w+)`)
 )
+
+// scriptFields is a set of ScriptEnv fields.
+type scriptFields uint8
+
+const (
+	fieldCommands scriptFields = 1 << iota
+	fieldRedirects
+	fieldAssignments
+	fieldScalars // text, constructs, operators, functions
+)
+
+// referencedScriptFields finds which script fields an expression reads, so
+// that only those are built. Anything unrecognised builds everything.
+func referencedScriptFields(src string) scriptFields {
+	var f scriptFields
+	for _, m := range scriptField.FindAllStringSubmatch(src, -1) {
+		switch m[1] {
+		case "commands":
+			f |= fieldCommands
+		case "redirects":
+			f |= fieldRedirects
+		case "assignments":
+			f |= fieldAssignments
+		case "text", "constructs", "operators", "functions":
+			f |= fieldScalars
+		default:
+			f = fieldCommands | fieldRedirects | fieldAssignments | fieldScalars
+		}
+	}
+	if strings.Contains(strings.ReplaceAll(src, "script.", ""), "script") {
+		f = fieldCommands | fieldRedirects | fieldAssignments | fieldScalars
+	}
+	return f
+}
 
 // guardNames extracts the command names an each expression is limited to.
 func guardNames(src string) map[string]bool {
@@ -218,16 +268,24 @@ func newCmdEnv(c *shellparse.Command, sub string) *CmdEnv {
 	return env
 }
 
-func newScriptEnv(s *shellparse.Script) *ScriptEnv {
-	env := &ScriptEnv{Text: s.Text, Constructs: s.Constructs, Operators: s.Operators, Functions: s.Functions}
-	for _, c := range s.Commands {
-		env.Commands = append(env.Commands, newCmdEnv(c, c.Sub))
+// fillScriptEnv fills the requested fields of a script view.
+func fillScriptEnv(env *ScriptEnv, s *shellparse.Script, f scriptFields) {
+	if f&fieldScalars != 0 {
+		env.Text, env.Constructs, env.Operators, env.Functions = s.Text, s.Constructs, s.Operators, s.Functions
 	}
-	for _, r := range s.Redirects {
-		env.Redirects = append(env.Redirects, RedirectEnv{Op: r.Op, Fd: r.Fd, Target: r.Target, Dynamic: r.Dynamic, Write: r.Write, Read: r.Read})
+	if f&fieldCommands != 0 {
+		for _, c := range s.Commands {
+			env.Commands = append(env.Commands, newCmdEnv(c, c.Sub))
+		}
 	}
-	for _, a := range s.Assignments {
-		env.Assignments = append(env.Assignments, AssignmentEnv{Name: a.Name, Value: a.Value, Dynamic: a.Dynamic})
+	if f&fieldRedirects != 0 {
+		for _, r := range s.Redirects {
+			env.Redirects = append(env.Redirects, RedirectEnv{Op: r.Op, Fd: r.Fd, Target: r.Target, Dynamic: r.Dynamic, Write: r.Write, Read: r.Read})
+		}
 	}
-	return env
+	if f&fieldAssignments != 0 {
+		for _, a := range s.Assignments {
+			env.Assignments = append(env.Assignments, AssignmentEnv{Name: a.Name, Value: a.Value, Dynamic: a.Dynamic})
+		}
+	}
 }

@@ -5,13 +5,13 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/reinsh/rein/engine/recipe"
 	"github.com/reinsh/rein/shellparse"
 )
 
 // catalogEntry is a commands entry split into tokens.
 type catalogEntry struct {
 	command string
+	rule    string
 	tokens  []token
 }
 
@@ -101,7 +101,7 @@ type programMatch struct {
 func isFlagToken(s string) bool { return len(s) > 1 && s[0] == '-' }
 
 // matchProgram applies a program's rules to a simple command.
-func (p *Policy) matchProgram(name string, prog *recipe.Program, c *shellparse.Command) programMatch {
+func (p *Policy) matchProgram(name string, prog *program, c *shellparse.Command) programMatch {
 	var m programMatch
 	words := c.Words[1:]
 	i := 0
@@ -130,14 +130,14 @@ func (p *Policy) matchProgram(name string, prog *recipe.Program, c *shellparse.C
 		}
 	}
 	rest := words[i:]
-	var sub *recipe.Subcommand
+	var sub *subcommand
 	if m.sub != "" {
-		sub = prog.Subcommands[m.sub]
+		sub = prog.subs[m.sub]
 	}
 
 	// Deny: flags anywhere, then the subcommand.
 	rule := "programs." + name
-	if f, pat, ok := deniedFlag(c.Words[1:], prog.DenyFlags); ok {
+	if f, pat, ok := deniedFlag(c.Words[1:], prog.deny); ok {
 		m.deny = &Result{Deny, rule + ".deny_flags", fmt.Sprintf("%s %s is denied (matches %s)", name, f, pat)}
 		return m
 	}
@@ -146,7 +146,7 @@ func (p *Policy) matchProgram(name string, prog *recipe.Program, c *shellparse.C
 		return m
 	}
 	if sub != nil {
-		if f, pat, ok := deniedFlag(rest, sub.DenyFlags); ok {
+		if f, pat, ok := deniedFlag(rest, sub.deny); ok {
 			m.deny = &Result{Deny, rule + ".subcommands." + m.sub + ".deny_flags", fmt.Sprintf("%s %s %s is denied (matches %s)", name, m.sub, f, pat)}
 			return m
 		}
@@ -161,7 +161,7 @@ func (p *Policy) matchProgram(name string, prog *recipe.Program, c *shellparse.C
 	}
 
 	// Allow: subcommand known, every flag and argument allowed.
-	flags, args := prog.Flags, prog.Args
+	flags, args := prog.flags, prog.Args
 	scope := name
 	if len(prog.Subcommands) > 0 {
 		if m.sub == "" && len(rest) == 0 {
@@ -173,8 +173,8 @@ func (p *Policy) matchProgram(name string, prog *recipe.Program, c *shellparse.C
 			return m
 		}
 		scope = name + " " + m.sub
-		if sub != nil && sub.Flags != nil {
-			flags = sub.Flags
+		if sub != nil && sub.flags != nil {
+			flags = sub.flags
 		}
 		if sub != nil && sub.Args != nil {
 			args = sub.Args
@@ -190,7 +190,7 @@ func (p *Policy) matchProgram(name string, prog *recipe.Program, c *shellparse.C
 
 // checkArgs checks flags against an allow list (nil = any) and positionals
 // against argument patterns (nil = any).
-func (p *Policy) checkArgs(scope string, words []shellparse.Word, flags, args []string, c *shellparse.Command) string {
+func (p *Policy) checkArgs(scope string, words []shellparse.Word, flags *flagSet, args []string, c *shellparse.Command) string {
 	endOfFlags := false
 	for _, w := range words {
 		v := w.Value
@@ -205,8 +205,8 @@ func (p *Policy) checkArgs(scope string, words []shellparse.Word, flags, args []
 			if w.Dynamic {
 				return fmt.Sprintf("%s: the option %s is computed at run time", scope, w.Raw)
 			}
-			if !flagAllowed(v, flags) {
-				return fmt.Sprintf("%s %s is not an allowed option%s", scope, v, listOf("; allowed: ", flags))
+			if !flags.allows(v) {
+				return fmt.Sprintf("%s %s is not an allowed option%s", scope, v, listOf("; allowed: ", flags.list))
 			}
 			continue
 		}
@@ -242,28 +242,9 @@ func (p *Policy) argAllowed(w shellparse.Word, patterns []string, c *shellparse.
 	return false
 }
 
-// flagAllowed: the token matches a pattern as written, by its --name, or
-// (for a short cluster) every letter does.
-func flagAllowed(tok string, allowed []string) bool {
-	if matchAny(allowed, tok) {
-		return true
-	}
-	if strings.HasPrefix(tok, "--") {
-		name, _, _ := strings.Cut(tok, "=")
-		return matchAny(allowed, name)
-	}
-	for i := 1; i < len(tok); i++ {
-		if !matchAny(allowed, "-"+tok[i:i+1]) {
-			return false
-		}
-	}
-	return true
-}
-
-// deniedFlag finds a flag token matching a deny pattern: as written, by its
-// --name, or any letter of a short cluster.
-func deniedFlag(words []shellparse.Word, denied []string) (tok, pattern string, ok bool) {
-	if len(denied) == 0 {
+// deniedFlag finds a flag token (before any --) that the set denies.
+func deniedFlag(words []shellparse.Word, denied *flagSet) (tok, pattern string, ok bool) {
+	if denied == nil || len(denied.list) == 0 {
 		return "", "", false
 	}
 	for _, w := range words {
@@ -274,20 +255,8 @@ func deniedFlag(words []shellparse.Word, denied []string) (tok, pattern string, 
 		if !isFlagToken(v) {
 			continue
 		}
-		if pat, ok := firstMatch(denied, v); ok {
+		if pat, ok := denied.denies(v); ok {
 			return v, pat, true
-		}
-		if strings.HasPrefix(v, "--") {
-			name, _, _ := strings.Cut(v, "=")
-			if pat, ok := firstMatch(denied, name); ok {
-				return v, pat, true
-			}
-			continue
-		}
-		for i := 1; i < len(v); i++ {
-			if pat, ok := firstMatch(denied, "-"+v[i:i+1]); ok && len(pat) == 2 {
-				return v, pat, true
-			}
 		}
 	}
 	return "", "", false

@@ -25,6 +25,7 @@ type pathGlob struct {
 	// that is a single segment, matched against the base name only.
 	anywhere []string
 	base     string
+	name     nameMatcher
 }
 
 func newPathSet(patterns []string, workspace, home string) pathSet {
@@ -46,6 +47,7 @@ func newPathSet(patterns []string, workspace, home string) pathSet {
 				g.anywhere = strings.Split(rest, "/")
 				if len(g.anywhere) == 1 {
 					g.base = rest
+					g.name = newNameMatcher(rest)
 				}
 			}
 		}
@@ -76,12 +78,63 @@ func (ps pathSet) resolve(arg, cwd string) string {
 	return path.Clean(p)
 }
 
+// matchName checks a bare file name (no slash, no ~) without resolving it:
+// only globs of the form **/NAME can match a name in the working folder,
+// unless the working folder itself is matched by an anchored glob.
+func (ps pathSet) matchName(name string, cwdMatters bool) (string, bool) {
+	for _, g := range ps.globs {
+		if g.base != "" {
+			if g.name.match(name) {
+				return g.raw, true
+			}
+		} else if cwdMatters {
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// nameMatcher is a base-name glob compiled to its cheapest test.
+type nameMatcher struct {
+	kind    byte // '=' literal, '^' prefix*, '$' *suffix, '?' anything else
+	literal string
+	pattern string
+}
+
+func newNameMatcher(pattern string) nameMatcher {
+	star := strings.IndexByte(pattern, '*')
+	if !strings.ContainsAny(pattern, "?[\\") && strings.Count(pattern, "*") <= 1 {
+		switch {
+		case star < 0:
+			return nameMatcher{'=', pattern, pattern}
+		case star == len(pattern)-1:
+			return nameMatcher{'^', pattern[:star], pattern}
+		case star == 0:
+			return nameMatcher{'$', pattern[1:], pattern}
+		}
+	}
+	return nameMatcher{'?', "", pattern}
+}
+
+func (m nameMatcher) match(name string) bool {
+	switch m.kind {
+	case '=':
+		return name == m.literal
+	case '^':
+		return strings.HasPrefix(name, m.literal)
+	case '$':
+		return strings.HasSuffix(name, m.literal)
+	}
+	ok, _ := path.Match(m.pattern, name)
+	return ok
+}
+
 // match returns the first glob matching the absolute path.
 func (ps pathSet) match(abs string) (string, bool) {
 	var split []string
 	for _, g := range ps.globs {
 		if g.base != "" {
-			if ok, _ := path.Match(g.base, path.Base(abs)); ok {
+			if g.name.match(path.Base(abs)) {
 				return g.raw, true
 			}
 			continue

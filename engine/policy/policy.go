@@ -11,8 +11,8 @@ package policy
 import (
 	"fmt"
 	"os"
-	"sort"
 	"strings"
+	"sync"
 
 	"github.com/expr-lang/expr/vm"
 
@@ -27,19 +27,25 @@ type Policy struct {
 	cwd       string
 	tool      string
 
-	catalog   map[string][]catalogEntry // by first token
-	allow     globSet
-	ask       globSet
-	deny      globSet
-	each      []*compiledRule
-	when      []*compiledRule
-	read      pathSet
-	write     pathSet
-	secret    pathSet
-	shell     map[string]Verdict
-	unknown   Verdict
-	deflt     Verdict
-	available []string
+	catalog  map[string][]catalogEntry // by first token
+	programs map[string]*program
+	allow    globSet
+	ask      globSet
+	deny     globSet
+	each     []*compiledRule
+	when     []*compiledRule
+	read     pathSet
+	write    pathSet
+	secret   pathSet
+	shell    map[string]Verdict
+	unknown  Verdict
+	deflt    Verdict
+
+	// Alternatives are fixed for a recipe: computed once.
+	cwdSecret           bool
+	catalogAlternatives []string
+	subAlternatives     map[string][]string
+	evaluations         sync.Pool
 }
 
 // Options adjust where a policy applies.
@@ -72,9 +78,10 @@ func New(r *recipe.Recipe, opts Options) (*Policy, error) {
 		if len(toks) == 0 {
 			continue
 		}
-		p.catalog[toks[0].text] = append(p.catalog[toks[0].text], catalogEntry{command: c.Command, tokens: toks})
+		p.catalog[toks[0].text] = append(p.catalog[toks[0].text], catalogEntry{command: c.Command, rule: "commands: " + c.Command, tokens: toks})
 	}
 	p.allow, p.ask, p.deny = newGlobSet(r.Allow), newGlobSet(r.Ask), newGlobSet(r.Deny)
+	p.programs = compilePrograms(r.Programs)
 	for _, rule := range r.Rules {
 		cr, err := compileRule(rule, r.Locate)
 		if err != nil {
@@ -89,6 +96,9 @@ func New(r *recipe.Recipe, opts Options) (*Policy, error) {
 	p.read = newPathSet(r.Paths.Read, r.Workspace, home)
 	p.write = newPathSet(r.Paths.Write, r.Workspace, home)
 	p.secret = newPathSet(r.Paths.Deny, r.Workspace, home)
+	// A bare name can only match an anchored secret glob if the working
+	// folder lies inside a secret folder; then every name is resolved.
+	_, p.cwdSecret = p.secret.match(p.secret.resolve("x", p.cwd))
 	sh := r.Shell
 	p.shell = map[string]Verdict{
 		shellparse.ConstructSubstitution: mustVerdict(sh.Substitution),
@@ -104,6 +114,8 @@ func New(r *recipe.Recipe, opts Options) (*Policy, error) {
 	if sh.UnknownProgram != "" {
 		p.unknown = mustVerdict(sh.UnknownProgram)
 	}
+	p.precomputeAlternatives()
+	p.evaluations.New = func() any { return &evaluation{} }
 	return p, nil
 }
 
@@ -151,7 +163,9 @@ func (p *Policy) Check(text string) *Decision {
 // Decide returns the decision on an analysed script.
 func (p *Policy) Decide(s *shellparse.Script) *Decision {
 	d := &Decision{Command: s.Text, Findings: s.Findings}
-	ev := &evaluation{p: p, script: s}
+	ev := p.evaluations.Get().(*evaluation)
+	ev.reset(p, s)
+	defer p.evaluations.Put(ev)
 	d.Commands = make([]CommandResult, 0, len(s.Commands))
 	for _, c := range s.Commands {
 		res, sub := p.command(c, ev)
@@ -199,19 +213,33 @@ func (p *Policy) conclude(d *Decision) {
 	d.Alternatives = alternatives
 }
 
-// evaluation carries per-Decide state: the lazily built script view and a
-// reusable VM.
+// evaluation carries per-Decide state: the lazily built script view, the
+// results of when-rules, and a VM reused across Decide calls.
 type evaluation struct {
 	p        *Policy
 	script   *shellparse.Script
 	scriptEv *ScriptEnv
+	fields   scriptFields
 	vm       vm.VM
 	whenDone map[*compiledRule]bool
 }
 
-func (ev *evaluation) scriptEnv() *ScriptEnv {
+func (ev *evaluation) reset(p *Policy, s *shellparse.Script) {
+	ev.p, ev.script, ev.fields = p, s, 0
+	if ev.scriptEv != nil {
+		*ev.scriptEv = ScriptEnv{Commands: ev.scriptEv.Commands[:0], Redirects: ev.scriptEv.Redirects[:0], Assignments: ev.scriptEv.Assignments[:0]}
+	}
+	clear(ev.whenDone)
+}
+
+// scriptEnv returns the script view with at least the fields a rule uses.
+func (ev *evaluation) scriptEnv(need scriptFields) *ScriptEnv {
 	if ev.scriptEv == nil {
-		ev.scriptEv = newScriptEnv(ev.script)
+		ev.scriptEv = &ScriptEnv{}
+	}
+	if missing := need &^ ev.fields; missing != 0 {
+		fillScriptEnv(ev.scriptEv, ev.script, missing)
+		ev.fields |= missing
 	}
 	return ev.scriptEv
 }
@@ -232,7 +260,7 @@ func (ev *evaluation) when(r *compiledRule) (bool, error) {
 	if v, ok := ev.whenDone[r]; ok {
 		return v, nil
 	}
-	v, err := ev.run(r.when, &RuleEnv{Script: ev.scriptEnv(), Workspace: ev.p.workspace, Cwd: ev.p.cwd, Tool: ev.p.tool})
+	v, err := ev.run(r.when, &RuleEnv{Script: ev.scriptEnv(r.scriptFields), Workspace: ev.p.workspace, Cwd: ev.p.cwd, Tool: ev.p.tool})
 	ev.whenDone[r] = v
 	return v, err
 }
@@ -252,9 +280,7 @@ func (p *Policy) command(c *shellparse.Command, ev *evaluation) (Result, string)
 		return Result{p.shell[shellparse.ConstructFunction], "shell.function", fmt.Sprintf("%s calls a function declared in this script", c.Name)}, ""
 	}
 	name := c.Name
-	argv := strings.Join(c.Argv, " ")
-
-	prog, known := p.recipe.Programs[name]
+	prog, known := p.programs[name]
 	var pm programMatch
 	if known {
 		pm = p.matchProgram(name, prog, c)
@@ -263,39 +289,14 @@ func (p *Policy) command(c *shellparse.Command, ev *evaluation) (Result, string)
 	if !known {
 		sub = c.Sub
 	}
-	var cmdEnv *CmdEnv
-	ruleEnv := func() *RuleEnv {
-		if cmdEnv == nil {
-			cmdEnv = newCmdEnv(c, sub)
-		}
-		return &RuleEnv{Cmd: cmdEnv, Workspace: p.workspace, Cwd: p.cwd, Tool: p.tool}
-	}
-	eachVerdict := func(v Verdict) (*Result, error) {
-		for _, r := range p.each {
-			if r.verdict != v || r.names != nil && !r.names[name] {
-				continue
-			}
-			if r.when != nil {
-				if ok, err := ev.when(r); err != nil || !ok {
-					if err != nil {
-						return &Result{Deny, r.Name, fmt.Sprintf("rule failed at run time: %v", err)}, nil
-					}
-					continue
-				}
-			}
-			ok, err := ev.run(r.each, ruleEnv())
-			if err != nil {
-				return &Result{Deny, r.Name, fmt.Sprintf("rule failed at run time: %v", err)}, nil
-			}
-			if ok {
-				return &Result{v, r.Name, r.Reason}, nil
-			}
-		}
-		return nil, nil
+	cc := commandCheck{p: p, ev: ev, c: c, sub: sub}
+	argv := ""
+	if len(p.allow)+len(p.ask)+len(p.deny) > 0 {
+		argv = strings.Join(c.Argv, " ")
 	}
 
 	// Deny.
-	if pat, ok := p.deny.match(argv); ok {
+	if pat, ok := p.deny.match(argv); ok && argv != "" {
 		return Result{Deny, "deny: " + pat, fmt.Sprintf("%s matches the deny pattern %q", shellparse.JoinArgv(c.Argv), pat)}, sub
 	}
 	if pm.deny != nil {
@@ -304,7 +305,7 @@ func (p *Policy) command(c *shellparse.Command, ev *evaluation) (Result, string)
 	if r := p.secretArg(c); r != nil {
 		return *r, sub
 	}
-	if r, _ := eachVerdict(Deny); r != nil {
+	if r := cc.each(Deny); r != nil {
 		return *r, sub
 	}
 	if c.Path != name && strings.ContainsAny(c.Path, `/\`) && !p.catalogHasPath(c.Path) && !systemPath(c.Path) {
@@ -312,33 +313,29 @@ func (p *Policy) command(c *shellparse.Command, ev *evaluation) (Result, string)
 	}
 
 	// Ask.
-	if pat, ok := p.ask.match(argv); ok {
+	if pat, ok := p.ask.match(argv); ok && argv != "" {
 		return Result{Ask, "ask: " + pat, fmt.Sprintf("%s matches the ask pattern %q", shellparse.JoinArgv(c.Argv), pat)}, sub
 	}
 	if pm.ask != nil && pm.allowed {
 		return *pm.ask, sub
 	}
-	if r, _ := eachVerdict(Ask); r != nil {
+	if r := cc.each(Ask); r != nil {
 		return *r, sub
 	}
 
 	// Allow.
 	for _, e := range p.catalog[c.Path] {
 		if matchPrefix(e.tokens, c.Argv) {
-			return Result{Allow, "commands: " + e.command, "listed in the catalog"}, sub
+			return Result{Allow, e.rule, "listed in the catalog"}, sub
 		}
 	}
 	if pm.allowed {
-		scope := name
-		if pm.sub != "" {
-			scope += " " + pm.sub
-		}
-		return Result{Allow, "programs." + name, scope + " is allowed"}, sub
+		return Result{Allow, prog.rule, "allowed by the program's rules"}, sub
 	}
-	if pat, ok := p.allow.match(argv); ok {
+	if pat, ok := p.allow.match(argv); ok && argv != "" {
 		return Result{Allow, "allow: " + pat, fmt.Sprintf("matches the allow pattern %q", pat)}, sub
 	}
-	if r, _ := eachVerdict(Allow); r != nil {
+	if r := cc.each(Allow); r != nil {
 		return *r, sub
 	}
 
@@ -382,44 +379,98 @@ func (p *Policy) secretArg(c *shellparse.Command) *Result {
 			}
 			v = val
 		}
-		abs := p.secret.resolve(v, p.cwd)
-		if pat, ok := p.secret.match(abs); ok {
+		var pat string
+		var ok bool
+		if strings.ContainsAny(v, `/\~`) || v == "." || v == ".." || p.cwdSecret {
+			pat, ok = p.secret.match(p.secret.resolve(v, p.cwd))
+		} else {
+			pat, ok = p.secret.matchName(v, false)
+		}
+		if ok {
 			return &Result{Deny, "paths.deny", fmt.Sprintf("%s names %s, which matches the secret path %s", c.Name, v, pat)}
 		}
 	}
 	return nil
 }
 
-// alternatives lists what the catalog allows instead, for a model to act on.
-func (p *Policy) alternatives(name, sub string) []string {
-	var out []string
-	if prog, ok := p.recipe.Programs[name]; ok && len(prog.Subcommands) > 0 {
-		for _, s := range keys(prog.Subcommands) {
-			if s != sub && !prog.Subcommands[s].Ask && !contains(prog.DenySubcommands, s) {
-				out = append(out, name+" "+s)
+// commandCheck evaluates each-rules for one simple command, building the
+// rule view of the command only if a rule needs it.
+type commandCheck struct {
+	p   *Policy
+	ev  *evaluation
+	c   *shellparse.Command
+	sub string
+	env *RuleEnv
+}
+
+func (cc *commandCheck) ruleEnv() *RuleEnv {
+	if cc.env == nil {
+		cc.env = &RuleEnv{Cmd: newCmdEnv(cc.c, cc.sub), Workspace: cc.p.workspace, Cwd: cc.p.cwd, Tool: cc.p.tool}
+	}
+	return cc.env
+}
+
+// each returns the first each-rule of verdict v that matches.
+func (cc *commandCheck) each(v Verdict) *Result {
+	for _, r := range cc.p.each {
+		if r.verdict != v || !r.mayMatch(cc.c) {
+			continue
+		}
+		if r.when != nil {
+			ok, err := cc.ev.when(r)
+			if err != nil {
+				return &Result{Deny, r.Name, fmt.Sprintf("rule failed at run time: %v", err)}
+			}
+			if !ok {
+				continue
 			}
 		}
-		return out
+		ok, err := cc.ev.run(r.each, cc.ruleEnv())
+		if err != nil {
+			return &Result{Deny, r.Name, fmt.Sprintf("rule failed at run time: %v", err)}
+		}
+		if ok {
+			return &Result{v, r.Name, r.Reason}
+		}
 	}
-	for _, c := range p.recipe.Commands {
+	return nil
+}
+
+func (p *Policy) precomputeAlternatives() {
+	r := p.recipe
+	p.subAlternatives = map[string][]string{}
+	for name, prog := range r.Programs {
+		for _, s := range keys(prog.Subcommands) {
+			if !prog.Subcommands[s].Ask && !contains(prog.DenySubcommands, s) {
+				p.subAlternatives[name] = append(p.subAlternatives[name], name+" "+s)
+			}
+		}
+	}
+	var out []string
+	for _, c := range r.Commands {
 		first := strings.Fields(c.Command)
-		if len(first) > 0 && p.recipe.Available(first[0]) {
+		if len(first) > 0 && r.Available(first[0]) {
 			out = append(out, c.Command)
 		}
 	}
-	if len(out) < 12 {
-		names := keys(p.recipe.Programs)
-		sort.Strings(names)
-		for _, n := range names {
-			if len(out) >= 24 {
-				break
-			}
-			if n != name && isWord(n) && p.recipe.Available(n) && !contains(out, n) {
-				out = append(out, n)
-			}
+	for _, n := range keys(r.Programs) {
+		if len(out) >= 24 {
+			break
+		}
+		if isWord(n) && r.Available(n) && !contains(out, n) {
+			out = append(out, n)
 		}
 	}
-	return out
+	p.catalogAlternatives = out
+}
+
+// alternatives lists what the catalog allows instead, for a model to act on.
+// The slices are shared: callers must not modify them.
+func (p *Policy) alternatives(name, sub string) []string {
+	if alts, ok := p.subAlternatives[name]; ok {
+		return alts
+	}
+	return p.catalogAlternatives
 }
 
 // isWord reports whether a program name is worth suggesting (not "[" or ":").

@@ -165,7 +165,7 @@ func TestDecisionExplains(t *testing.T) {
 	p := presetPolicy(t, "readonly")
 	tests := []struct {
 		command, rule, reason string
-		alternative          string
+		alternative           string
 	}{
 		{"git push", "programs.git.deny_subcommands", "git push is denied", "git log"},
 		{"rm -rf x", "shell.unknown_program", "rm is not in this recipe's catalog", "git status"},

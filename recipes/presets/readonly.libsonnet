@@ -183,7 +183,7 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
       'env-prefix',
       'deny',
       'only locale, colour and pager variables may be set for a command under readonly',
-      each='any(keys(cmd.env), {!(# in ' + rein.exprList(safeEnv) + ') && !(# startsWith "LC_")})',
+      each='len(cmd.env) > 0 && any(keys(cmd.env), {!(# in ' + rein.exprList(safeEnv) + ') && !(# startsWith "LC_")})',
     ),
   ],
 

@@ -1,0 +1,162 @@
+package policy_test
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/reinsh/rein/engine/policy"
+	"github.com/reinsh/rein/shellparse"
+)
+
+// corpus returns the nl2bash one-liners from ../shared, or skips.
+func corpus(tb testing.TB) []string {
+	tb.Helper()
+	path := os.Getenv("REIN_CORPUS")
+	if path == "" {
+		dir, _ := os.Getwd()
+		for ; ; dir = filepath.Dir(dir) {
+			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+				break
+			}
+			if filepath.Dir(dir) == dir {
+				tb.Skip("module root not found")
+			}
+		}
+		path = filepath.Join(dir, "..", "shared", "corpus", "nl2bash.cm")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Skipf("corpus not available (%v); set REIN_CORPUS or place ../shared beside the repository", err)
+	}
+	defer f.Close()
+	var lines []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		if l := strings.TrimSpace(sc.Text()); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	return lines
+}
+
+func TestCorpus(t *testing.T) {
+	lines := corpus(t)
+	p := presetPolicy(t, "readonly")
+	counts := map[string]int{}
+	rules := map[string]int{}
+	parseFailures := 0
+	for _, line := range lines {
+		s := shellparse.Analyze(line)
+		if s.ParseError != nil {
+			parseFailures++
+		}
+		d := p.Decide(s)
+		counts[d.Verdict.String()]++
+		if d.Verdict != policy.Allow {
+			rules[strings.SplitN(d.Rule, ":", 2)[0]]++
+		}
+	}
+	rate := float64(parseFailures) / float64(len(lines))
+	t.Logf("corpus: %d commands, %d parse failures (%.2f%%)", len(lines), parseFailures, 100*rate)
+	t.Logf("verdicts under readonly: allow %d, ask %d, deny %d", counts["allow"], counts["ask"], counts["deny"])
+	type kv struct {
+		k string
+		v int
+	}
+	var top []kv
+	for k, v := range rules {
+		top = append(top, kv{k, v})
+	}
+	sort.Slice(top, func(i, j int) bool { return top[i].v > top[j].v })
+	for i, e := range top {
+		if i == 10 {
+			break
+		}
+		t.Logf("  deciding rule %-40s %d", e.k, e.v)
+	}
+	if rate > 0.01 {
+		t.Errorf("parse failures %.2f%% > 1%%", 100*rate)
+	}
+	if counts["allow"] == 0 || counts["deny"] == 0 {
+		t.Errorf("implausible verdict counts %v", counts)
+	}
+}
+
+// BenchmarkParse is the baseline: a bare syntax parse and walk of every
+// corpus command.
+func BenchmarkParse(b *testing.B) {
+	lines := corpus(b)
+	parser := syntax.NewParser(syntax.Variant(syntax.LangBash))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, line := range lines {
+			f, err := parser.Parse(strings.NewReader(line), "")
+			if err != nil {
+				continue
+			}
+			syntax.Walk(f, func(syntax.Node) bool { return true })
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(lines)), "ns/command")
+}
+
+// BenchmarkVet is parse + resolve + unwrap + policy under readonly.
+func BenchmarkVet(b *testing.B) {
+	lines := corpus(b)
+	p := presetPolicy(b, "readonly")
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, line := range lines {
+			p.Check(line)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(lines)), "ns/command")
+}
+
+// BenchmarkAnalyze is parse + resolve + unwrap, without policy.
+func BenchmarkAnalyze(b *testing.B) {
+	lines := corpus(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, line := range lines {
+			shellparse.Analyze(line)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(lines)), "ns/command")
+}
+
+func FuzzVet(f *testing.F) {
+	for _, c := range readonlyDenied {
+		f.Add(c.command)
+	}
+	for _, c := range readonlyAllowed {
+		f.Add(c)
+	}
+	for _, c := range []string{"$((", "${x:-$(", "<<EOF", "a[$(b)]=1", "case x in (a) ;; esac", "coproc { ls; }", "function f { :; }", "x=(a b); ${x[@]}", "time -p ls", "echo {1..3}", "env -S", "find -exec", "xargs -I", "git -c", "ssh -o"} {
+		f.Add(c)
+	}
+	p := presetPolicy(f, "readonly")
+	f.Fuzz(func(t *testing.T, text string) {
+		d := p.Check(text)
+		if d == nil {
+			t.Fatal("nil decision")
+		}
+		if d.Verdict == policy.Allow {
+			for _, c := range d.Commands {
+				if c.Verdict != policy.Allow {
+					t.Fatalf("allowed script with a %s command %q", c.Verdict, c.Text)
+				}
+			}
+		}
+	})
+}

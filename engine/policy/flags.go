@@ -1,0 +1,126 @@
+package policy
+
+import (
+	"strings"
+
+	"github.com/reinsh/rein/engine/recipe"
+)
+
+// flagSet is a list of flag patterns compiled for fast lookups: exact
+// tokens in a map, single letters (-x) in a table, globs with prefixes.
+type flagSet struct {
+	exact map[string]string
+	short [256]string
+	globs globSet
+	list  []string // as written, for messages
+}
+
+func newFlagSet(patterns []string) *flagSet {
+	if patterns == nil {
+		return nil
+	}
+	f := &flagSet{exact: map[string]string{}, list: patterns}
+	var globs []string
+	for _, p := range patterns {
+		switch {
+		case strings.ContainsAny(p, "*?["):
+			globs = append(globs, p)
+		default:
+			f.exact[p] = p
+			if len(p) == 2 && p[0] == '-' {
+				f.short[p[1]] = p
+			}
+		}
+	}
+	f.globs = newGlobSet(globs)
+	return f
+}
+
+func (f *flagSet) match(tok string) (string, bool) {
+	if p, ok := f.exact[tok]; ok {
+		return p, true
+	}
+	return f.globs.match(tok)
+}
+
+// denies reports whether a flag token is denied: as written, by its
+// --name, or by any letter of a short cluster (-rf is denied by -f).
+func (f *flagSet) denies(tok string) (string, bool) {
+	if f == nil {
+		return "", false
+	}
+	if p, ok := f.match(tok); ok {
+		return p, true
+	}
+	if strings.HasPrefix(tok, "--") {
+		if name, _, ok := strings.Cut(tok, "="); ok {
+			return f.match(name)
+		}
+		return "", false
+	}
+	for i := 1; i < len(tok); i++ {
+		if p := f.short[tok[i]]; p != "" {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// allows reports whether a flag token is allowed: as written, by its
+// --name, or every letter of a short cluster. A nil set allows any flag.
+func (f *flagSet) allows(tok string) bool {
+	if f == nil {
+		return true
+	}
+	if _, ok := f.match(tok); ok {
+		return true
+	}
+	if strings.HasPrefix(tok, "--") {
+		name, _, _ := strings.Cut(tok, "=")
+		_, ok := f.match(name)
+		return ok
+	}
+	for i := 1; i < len(tok); i++ {
+		if _, ok := f.match("-" + tok[i:i+1]); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// program is a recipe program with its flag patterns compiled.
+type program struct {
+	*recipe.Program
+	rule  string
+	deny  *flagSet
+	flags *flagSet
+	subs  map[string]*subcommand
+}
+
+type subcommand struct {
+	*recipe.Subcommand
+	deny  *flagSet
+	flags *flagSet
+}
+
+func compilePrograms(progs map[string]*recipe.Program) map[string]*program {
+	out := make(map[string]*program, len(progs))
+	for name, p := range progs {
+		cp := &program{Program: p, rule: "programs." + name, deny: newFlagSet(nonNil(p.DenyFlags)), flags: newFlagSet(p.Flags), subs: map[string]*subcommand{}}
+		for sname, s := range p.Subcommands {
+			if s == nil {
+				s = &recipe.Subcommand{}
+			}
+			cp.subs[sname] = &subcommand{Subcommand: s, deny: newFlagSet(nonNil(s.DenyFlags)), flags: newFlagSet(s.Flags)}
+		}
+		out[name] = cp
+	}
+	return out
+}
+
+func nonNil(xs []string) []string {
+	if xs == nil {
+		return []string{}
+	}
+	return xs
+}
