@@ -40,8 +40,8 @@ func AnalyzeLimits(text string, lim Limits) *Script {
 		a.fail(FindingTooLong, fmt.Sprintf("command is %d bytes; the limit is %d", len(text), lim.MaxBytes), Position{Line: 1, Col: 1})
 		return s
 	}
-	if d := bracketDepth(text); lim.MaxDepth > 0 && d > 2*lim.MaxDepth {
-		a.fail(FindingTooDeep, fmt.Sprintf("command nests %d brackets deep; the limit is %d", d, 2*lim.MaxDepth), Position{Line: 1, Col: 1})
+	if lim.MaxDepth > 0 && len(text) > 2*lim.MaxDepth && bracketDepth(text) > 2*lim.MaxDepth {
+		a.fail(FindingTooDeep, fmt.Sprintf("command nests %d brackets deep; the limit is %d", bracketDepth(text), 2*lim.MaxDepth), Position{Line: 1, Col: 1})
 		return s
 	}
 	a.script_(text, context{}, Position{})

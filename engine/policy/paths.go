@@ -15,6 +15,7 @@ type pathSet struct {
 	workspace string
 	home      string
 	globs     []pathGlob
+	names     []pathGlob // the **/NAME globs, checked against bare names
 }
 
 type pathGlob struct {
@@ -57,6 +58,9 @@ func newPathSet(patterns []string, workspace, home string) pathSet {
 			g.prefix = abs[:i]
 		}
 		ps.globs = append(ps.globs, g)
+		if g.base != "" {
+			ps.names = append(ps.names, g)
+		}
 	}
 	return ps
 }
@@ -79,16 +83,12 @@ func (ps pathSet) resolve(arg, cwd string) string {
 }
 
 // matchName checks a bare file name (no slash, no ~) without resolving it:
-// only globs of the form **/NAME can match a name in the working folder,
-// unless the working folder itself is matched by an anchored glob.
-func (ps pathSet) matchName(name string, cwdMatters bool) (string, bool) {
-	for _, g := range ps.globs {
-		if g.base != "" {
-			if g.name.match(name) {
-				return g.raw, true
-			}
-		} else if cwdMatters {
-			return "", false
+// only globs of the form **/NAME can match a name in the working folder
+// (callers resolve every name when the folder itself is a secret one).
+func (ps *pathSet) matchName(name string) (string, bool) {
+	for i := range ps.names {
+		if ps.names[i].name.match(name) {
+			return ps.names[i].raw, true
 		}
 	}
 	return "", false

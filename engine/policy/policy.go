@@ -384,7 +384,7 @@ func (p *Policy) secretArg(c *shellparse.Command) *Result {
 		if strings.ContainsAny(v, `/\~`) || v == "." || v == ".." || p.cwdSecret {
 			pat, ok = p.secret.match(p.secret.resolve(v, p.cwd))
 		} else {
-			pat, ok = p.secret.matchName(v, false)
+			pat, ok = p.secret.matchName(v)
 		}
 		if ok {
 			return &Result{Deny, "paths.deny", fmt.Sprintf("%s names %s, which matches the secret path %s", c.Name, v, pat)}

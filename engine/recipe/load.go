@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -213,18 +214,21 @@ func readSource(p string) (source, error) {
 func compile(opts Options, srcs []source, workspace string) (*Recipe, map[string]string, error) {
 	imp := &importer{files: &jsonnet.FileImporter{}, deps: map[string]string{}, embedded: map[string]jsonnet.Contents{}}
 	var merged map[string]any
+	var err error
 	var names []string
 	for _, s := range srcs {
 		vm := jsonnet.MakeVM()
 		vm.Importer(imp)
 		vm.ExtVar("os", opts.OS)
 		vm.ExtVar("arch", opts.Arch)
-		out, err := vm.EvaluateAnonymousSnippet(s.name, s.text)
-		if err != nil {
-			return nil, nil, &Error{File: s.name, Msg: strings.TrimSpace(err.Error())}
+		var out string
+		if strings.HasPrefix(s.name, "builtin:") {
+			out, err = vm.EvaluateAnonymousSnippet(s.name, s.text)
+		} else {
+			out, err = vm.EvaluateFile(s.name)
 		}
-		if !strings.HasPrefix(s.name, "builtin:") {
-			imp.deps[s.name] = hashString(s.text)
+		if err != nil {
+			return nil, nil, jsonnetError(s.name, err)
 		}
 		doc, err := jsonschema.UnmarshalJSON(strings.NewReader(out))
 		if err != nil {
@@ -336,11 +340,53 @@ func locateSchemaError(s source, err error) error {
 	ptr := "/" + strings.Join(leaf.InstanceLocation, "/")
 	msg := strings.TrimSpace(leafMessage(leaf))
 	e := &Error{File: s.name, Pointer: ptr, Msg: msg}
+	// "additional properties 'x' not allowed": point at the unknown key.
+	if strings.Contains(msg, "additional properties") {
+		if m := quotedName.FindStringSubmatch(msg); m != nil {
+			if line, col, ok := findKey(s.text, m[1]); ok {
+				e.Line, e.Col = line, col
+				return e
+			}
+		}
+	}
 	for i := len(leaf.InstanceLocation) - 1; i >= 0; i-- {
 		if line, col, ok := findKey(s.text, leaf.InstanceLocation[i]); ok {
 			e.Line, e.Col = line, col
 			break
 		}
+	}
+	return e
+}
+
+var (
+	quotedName = regexp.MustCompile(`'([^']+)'`)
+	// jsonnetLocation finds "file:line:col" (optionally "-col" or a range)
+	// in go-jsonnet's error traces.
+	jsonnetLocation = regexp.MustCompile(`(?m)^\s*(\S+?):(\d+):(\d+)`)
+)
+
+// jsonnetError turns a go-jsonnet error into an Error that starts with the
+// file:line:col of the innermost frame in the recipe (or the first frame).
+func jsonnetError(file string, err error) error {
+	text := strings.TrimSpace(err.Error())
+	e := &Error{File: file, Msg: text}
+	var first []string
+	for _, m := range jsonnetLocation.FindAllStringSubmatch(text, -1) {
+		if first == nil {
+			first = m
+		}
+		if m[1] == file {
+			first = m
+			break
+		}
+	}
+	if first != nil {
+		e.File = first[1]
+		fmt.Sscan(first[2], &e.Line)
+		fmt.Sscan(first[3], &e.Col)
+		// The location is now in front; drop its repetition at the start.
+		e.Msg = strings.TrimSpace(strings.TrimPrefix(text, first[0]))
+		e.Msg = strings.TrimLeft(strings.TrimPrefix(e.Msg, "-"), "0123456789 ")
 	}
 	return e
 }

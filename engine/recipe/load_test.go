@@ -1,0 +1,241 @@
+package recipe
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func write(t *testing.T, path, text string) string {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// noLook pretends every executable exists, so tests do not depend on PATH.
+func noLook(string) (string, error) { return "/bin/true", nil }
+
+func TestDiscoveryAndMergeOrder(t *testing.T) {
+	root := t.TempDir()
+	user := write(t, filepath.Join(root, "config", "recipe.jsonnet"), `{ allow: ['user-tool *'], default: 'ask', limits: { timeout: '5s' }, provider: { model: 'openai:gpt-4.1' } }`)
+	repo := filepath.Join(root, "repo")
+	write(t, filepath.Join(repo, "rein.jsonnet"), `
+local rein = import 'rein.libsonnet';
+local shared = import 'lib/shared.libsonnet';
+rein.presets.readonly + shared + { allow+: ['repo-tool *'], limits: { timeout: '10s' } }`)
+	write(t, filepath.Join(repo, "lib", "shared.libsonnet"), `{ deny+: ['shared-deny *'] }`)
+	explicit := write(t, filepath.Join(root, "extra.jsonnet"), `{ allow: ['extra-tool'], default: 'deny' }`)
+	sub := filepath.Join(repo, "src", "pkg")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	r, err := Load(Options{Dir: sub, UserFile: user, Recipe: explicit, CacheDir: "-", LookPath: noLook})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Workspace != repo {
+		t.Errorf("workspace = %s, want %s", r.Workspace, repo)
+	}
+	wantSources := []string{user, filepath.Join(repo, "rein.jsonnet"), explicit}
+	if strings.Join(r.Sources, ",") != strings.Join(wantSources, ",") {
+		t.Errorf("sources = %v, want %v", r.Sources, wantSources)
+	}
+	if got := strings.Join(r.Allow, ","); got != "user-tool *,repo-tool *,extra-tool" {
+		t.Errorf("allow = %s (arrays concatenate, lowest precedence first)", got)
+	}
+	if r.Default != "deny" || r.Limits.Timeout != "10s" || r.Provider.Model != "openai:gpt-4.1" {
+		t.Errorf("scalars: default=%s timeout=%s model=%s", r.Default, r.Limits.Timeout, r.Provider.Model)
+	}
+	if len(r.Deny) != 1 || r.Deny[0] != "shared-deny *" {
+		t.Errorf("deny = %v (relative import)", r.Deny)
+	}
+	if r.Programs["git"] == nil || len(r.Tests.Deny) == 0 {
+		t.Error("readonly preset not merged")
+	}
+}
+
+func TestNoRecipeMeansReadonly(t *testing.T) {
+	r, err := Load(Options{Dir: t.TempDir(), UserFile: "-", CacheDir: "-", LookPath: noLook})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Sources) != 1 || r.Sources[0] != "builtin:readonly" {
+		t.Errorf("sources = %v", r.Sources)
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "rein.jsonnet"), `{ paths: { deny: ['private/**'] }, env: { deny: ['MY_*'] } }`)
+	r, err := Load(Options{Dir: dir, UserFile: "-", CacheDir: "-", LookPath: noLook})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Default != "deny" || r.Shell.RedirectWrite != "deny" || r.Shell.Background != "deny" || r.Shell.UnknownProgram != "deny" {
+		t.Errorf("defaults: %+v %+v", r.Default, r.Shell)
+	}
+	if r.Limits.Timeout != "30s" || r.Limits.MaxToolTurns != 50 || r.Limits.MaxOutputBytes != 1<<20 {
+		t.Errorf("limits: %+v", r.Limits)
+	}
+	for _, want := range []string{"private/**", "~/.ssh/**", "**/.env"} {
+		if !contains(r.Paths.Deny, want) {
+			t.Errorf("paths.deny lacks %s: %v", want, r.Paths.Deny)
+		}
+	}
+	if !contains(r.Env.Deny, "MY_*") || !contains(r.Env.Deny, "*TOKEN*") {
+		t.Errorf("env.deny = %v", r.Env.Deny)
+	}
+}
+
+func TestRecipeErrors(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       []string // substrings of the error
+	}{
+		{"jsonnet syntax", "{\n  allow: ['x'\n}\n", []string{"rein.jsonnet:3:1", "Expected"}},
+		{"jsonnet runtime", "{\n  allow: [error 'broken on purpose'],\n}\n", []string{"rein.jsonnet:2:11: RUNTIME ERROR: broken on purpose"}},
+		{"unknown field", "{\n  comands: [],\n}\n", []string{"rein.jsonnet:2:3", "comands"}},
+		{"wrong type", "{\n  programs: {\n    git: { flags: 'status' },\n  },\n}\n", []string{"rein.jsonnet:3:12", "/programs/git/flags"}},
+		{"bad decision", "{\n  shell: { background: 'maybe' },\n}\n", []string{"rein.jsonnet:2:12", "/shell/background"}},
+		{"bad duration", "{\n  limits: { timeout: 'forever' },\n}\n", []string{"rein.jsonnet:2:13", "/limits/timeout"}},
+		{"not an object", "[1, 2]\n", []string{"rein.jsonnet", "must evaluate to an object"}},
+		{"timeout above max", "{ limits: { timeout: '20m', max_timeout: '10m' } }", []string{"rein.jsonnet:1:13", "longer than limits.max_timeout"}},
+		{"unknown dependency", "{ tasks: { build: { run: 'go build', deps: ['gen'] } } }", []string{"rein.jsonnet", `depends on "gen"`}},
+		{"missing library file", "import 'rein/nothing.libsonnet'", []string{"rein.jsonnet:1:1", "nothing.libsonnet"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, filepath.Join(dir, "rein.jsonnet"), tt.text)
+			_, err := Load(Options{Dir: dir, UserFile: "-", CacheDir: "-", LookPath: noLook})
+			if err == nil {
+				t.Fatal("want an error")
+			}
+			var re *Error
+			if !errors.As(err, &re) {
+				t.Errorf("error is %T, want *recipe.Error", err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestUnknownPresetAndMissingFile(t *testing.T) {
+	_, err := Load(Options{Preset: "paranoid", CacheDir: "-"})
+	if err == nil || !strings.Contains(err.Error(), "readonly, strict") {
+		t.Errorf("unknown preset: %v", err)
+	}
+	_, err = Load(Options{Recipe: filepath.Join(t.TempDir(), "nope.jsonnet"), UserFile: "-", CacheDir: "-"})
+	if err == nil || !strings.Contains(err.Error(), "recipe file not found") {
+		t.Errorf("missing recipe: %v", err)
+	}
+}
+
+func TestPlatformExtVars(t *testing.T) {
+	posix, err := Load(Options{Preset: "readonly", OS: "linux", CacheDir: "-", LookPath: noLook})
+	if err != nil {
+		t.Fatal(err)
+	}
+	windows, err := Load(Options{Preset: "readonly", OS: "windows", CacheDir: "-", LookPath: noLook})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if posix.Programs["findstr"] != nil || windows.Programs["findstr"] == nil || windows.Programs["where"] == nil {
+		t.Error("windows equivalents should appear only when os=windows")
+	}
+}
+
+func TestUnavailableCommands(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "scripts", "ok.sh"), "#!/bin/sh\n")
+	write(t, filepath.Join(dir, "rein.jsonnet"), `
+local rein = import 'rein.libsonnet';
+{ commands: [rein.command('present --x'), rein.command('missing-tool'), rein.command('./scripts/ok.sh'), rein.command('./scripts/gone.sh'), rein.command('cd <dir>')],
+  programs: { other: rein.program() } }`)
+	look := func(name string) (string, error) {
+		if name == "present" {
+			return "/usr/bin/present", nil
+		}
+		return "", errors.New("not found")
+	}
+	r, err := Load(Options{Dir: dir, UserFile: "-", CacheDir: "-", LookPath: look})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(r.Unavailable, ","); got != "./scripts/gone.sh,missing-tool,other" {
+		t.Errorf("unavailable = %s", got)
+	}
+	if !r.Available("present") || r.Available("missing-tool") {
+		t.Error("Available")
+	}
+}
+
+func TestCompileCache(t *testing.T) {
+	dir := t.TempDir()
+	cache := t.TempDir()
+	lib := write(t, filepath.Join(dir, "lib.libsonnet"), `{ allow: ['one'] }`)
+	write(t, filepath.Join(dir, "rein.jsonnet"), `(import 'lib.libsonnet') + { deny: ['x'] }`)
+	opts := Options{Dir: dir, UserFile: "-", CacheDir: cache, LookPath: noLook}
+
+	r1, err := Load(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(cache)
+	if len(entries) != 1 {
+		t.Fatalf("cache entries = %d, want 1", len(entries))
+	}
+	// A hit returns the same recipe without evaluating: prove it by
+	// breaking the evaluator's input in a way the key does not see.
+	r2, err := Load(opts)
+	if err != nil || strings.Join(r2.Allow, ",") != strings.Join(r1.Allow, ",") {
+		t.Fatalf("cached load: %v %v", r2, err)
+	}
+	// Changing an imported file invalidates the entry.
+	write(t, lib, `{ allow: ['two'] }`)
+	r3, err := Load(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(r3.Allow, ",") != "two" {
+		t.Errorf("after editing an import: allow = %v, want [two]", r3.Allow)
+	}
+	// A corrupt entry is ignored, not trusted.
+	entries, _ = os.ReadDir(cache)
+	for _, e := range entries {
+		write(t, filepath.Join(cache, e.Name()), "{not json")
+	}
+	if _, err := Load(opts); err != nil {
+		t.Errorf("corrupt cache entry: %v", err)
+	}
+}
+
+func TestMergeValues(t *testing.T) {
+	a := map[string]any{"x": []any{"a"}, "o": map[string]any{"k": 1.0, "l": []any{"p"}}, "s": "low", "n": "keep"}
+	b := map[string]any{"x": []any{"b"}, "o": map[string]any{"l": []any{"q"}}, "s": "high", "n": nil}
+	m := mergeValues(a, b).(map[string]any)
+	if len(m["x"].([]any)) != 2 || m["s"] != "high" || m["n"] != "keep" || m["o"].(map[string]any)["k"] != 1.0 || len(m["o"].(map[string]any)["l"].([]any)) != 2 {
+		t.Errorf("merge = %v", m)
+	}
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
