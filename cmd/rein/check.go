@@ -12,7 +12,7 @@ import (
 )
 
 type checkCmd struct {
-	Command []string `arg:"" optional:"" help:"Shell text to vet (quote it). Several arguments are joined with spaces. Without one, commands are read from standard input, one per line."`
+	Command []string `arg:"" optional:"" passthrough:"partial" help:"Shell text to vet (quote it). Several arguments are joined with spaces, verbatim: put rein's flags first. Without one, commands are read from standard input, one per line."`
 	JSON    bool     `help:"Print the decision as one JSON object (one per line when reading standard input)."`
 }
 

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// rein runs the CLI in-process in a clean environment: no user recipe, a
+// private compile cache, discovery starting in dir.
+func rein(t *testing.T, dir, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("REIN_CACHE_DIR", t.TempDir())
+	var out, errb bytes.Buffer
+	if dir != "" {
+		args = append([]string{"--dir", dir}, args...)
+	}
+	code = run(args, &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb})
+	return out.String(), errb.String(), code
+}
+
+func TestCheckExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		args []string
+		code int
+	}{
+		{[]string{"check", "git status"}, exitOK},
+		{[]string{"check", "git status; rm -rf x"}, exitDeny},
+		{[]string{"check", "--preset", "git", "git commit -m x"}, exitAsk},
+		{[]string{"check", "--preset", "nope", "ls"}, exitUsage},
+		{[]string{"check", "--bogus"}, exitUsage},
+		{[]string{"check", "git", "log", "--", "-5"}, exitOK},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			out, errOut, code := rein(t, dir, "", tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, out, errOut)
+			}
+		})
+	}
+}
+
+func TestCheckText(t *testing.T) {
+	out, _, code := rein(t, t.TempDir(), "", "check", "ls | xargs rm")
+	if code != exitDeny {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{
+		"deny  ls | xargs rm",
+		"rule shell.unknown_program: rm is not in this recipe's catalog",
+		"allow  ls",
+		"(via xargs)",
+		"allowed instead: git status",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestCheckJSONGolden(t *testing.T) {
+	dir := t.TempDir()
+	for name, command := range map[string]string{
+		"sequence":   "git status; rm -rf x",
+		"xargs":      "ls | xargs rm",
+		"devnull":    "echo hi > /dev/null",
+		"substitute": "wc -l $(git ls-files '*.go')",
+		"parse":      "echo 'unterminated",
+	} {
+		t.Run(name, func(t *testing.T) {
+			out, _, _ := rein(t, dir, "", "check", "--json", command)
+			var d map[string]any
+			if err := json.Unmarshal([]byte(out), &d); err != nil {
+				t.Fatalf("not JSON: %v\n%s", err, out)
+			}
+			golden := filepath.Join("testdata", "check", name+".json")
+			if *update {
+				if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./cmd/rein -update)", err)
+			}
+			if out != string(want) {
+				t.Errorf("rein check --json %q differs from %s:\n%s", command, golden, out)
+			}
+		})
+	}
+}
+
+func TestCheckStdin(t *testing.T) {
+	input := "git status\n\nrm -rf x\ngit log | head\n"
+	out, _, code := rein(t, t.TempDir(), input, "check", "--json")
+	if code != exitDeny {
+		t.Errorf("exit %d, want %d (strictest)", code, exitDeny)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("want one JSON line per command, got %d:\n%s", len(lines), out)
+	}
+	var verdicts []string
+	for _, l := range lines {
+		var d struct{ Verdict string }
+		if err := json.Unmarshal([]byte(l), &d); err != nil {
+			t.Fatal(err)
+		}
+		verdicts = append(verdicts, d.Verdict)
+	}
+	if strings.Join(verdicts, ",") != "allow,deny,allow" {
+		t.Errorf("verdicts = %v", verdicts)
+	}
+	out, _, code = rein(t, t.TempDir(), "git status\n", "check")
+	if code != exitOK || !strings.HasPrefix(out, "allow\tgit status\t") {
+		t.Errorf("text bulk output %q exit %d", out, code)
+	}
+}
+
+func TestTestCommand(t *testing.T) {
+	dir := t.TempDir()
+	out, _, code := rein(t, dir, "", "test")
+	if code != exitOK || !strings.Contains(out, "preset readonly") || !strings.Contains(out, " passed, 0 failed\n") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+
+	failing := t.TempDir()
+	os.WriteFile(filepath.Join(failing, "rein.jsonnet"), []byte(`
+local rein = import 'rein.libsonnet';
+rein.presets.readonly + { tests+: { allow+: ['git push'], deny+: ['git status'] } }`), 0o644)
+	out, _, code = rein(t, failing, "", "test", "--no-presets")
+	if code != exitDeny {
+		t.Errorf("failing tests: exit %d, want %d", code, exitDeny)
+	}
+	for _, want := range []string{"FAIL  want allow got deny  git push", "rule programs.git.deny_subcommands: git push is denied", "FAIL  want deny  got allow git status", "2 failed"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestCompileAndRecipeErrors(t *testing.T) {
+	out, _, code := rein(t, t.TempDir(), "", "compile", "--preset", "go")
+	if code != exitOK || !strings.Contains(out, `"go": {`) {
+		t.Errorf("compile: exit %d", code)
+	}
+	broken := t.TempDir()
+	os.WriteFile(filepath.Join(broken, "rein.jsonnet"), []byte("local rein = import 'rein.libsonnet';\n{\n  rules: [rein.rule('r', 'deny', 'x', each='cmd.nmae == \"rm\"')],\n}\n"), 0o644)
+	_, errOut, code := rein(t, broken, "", "check", "ls")
+	if code != exitUsage || !strings.Contains(errOut, "rein.jsonnet:3:") || !strings.Contains(errOut, `rule "r"`) {
+		t.Errorf("broken rule: exit %d stderr %q", code, errOut)
+	}
+}
+
+func TestHelpAndVersion(t *testing.T) {
+	out, _, code := rein(t, "", "", "check", "--help")
+	if code != exitOK || !strings.Contains(out, "Exit status: 0 allow, 1 deny, 3 ask") {
+		t.Errorf("help: exit %d\n%s", code, out)
+	}
+	out, _, code = rein(t, "", "", "version")
+	if code != exitOK || !strings.HasPrefix(out, "rein ") {
+		t.Errorf("version: %q", out)
+	}
+}
+
+// The recipe shown in the README compiles and passes its own tests.
+func TestReadmeRecipe(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixture, err := os.ReadFile(filepath.Join("..", "..", "testdata", "recipes", "readme.jsonnet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), string(fixture)) {
+		t.Error("testdata/recipes/readme.jsonnet differs from the recipe in README.md")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "rein.jsonnet"), fixture, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := rein(t, dir, "", "test", "--no-presets")
+	if code != exitOK {
+		t.Errorf("rein test on the README recipe: exit %d\n%s%s", code, out, errOut)
+	}
+}
