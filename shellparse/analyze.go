@@ -29,12 +29,18 @@ func Analyze(text string) *Script {
 	return AnalyzeLimits(text, DefaultLimits)
 }
 
-var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
+// parser is a reusable parser with its reader.
+type parser struct {
+	p *syntax.Parser
+	r strings.Reader
+}
+
+var parsers = sync.Pool{New: func() any { return &parser{p: syntax.NewParser(syntax.Variant(syntax.LangBash))} }}
 
 // AnalyzeLimits parses and analyses text. It never panics; a parse error or a
 // limit is reported in Script.ParseError or Script.Findings.
 func AnalyzeLimits(text string, lim Limits) *Script {
-	s := &Script{Text: text}
+	s := &Script{Text: text, Commands: make([]*Command, 0, 4)}
 	a := &analyzer{script: s, lim: lim}
 	if lim.MaxBytes > 0 && len(text) > lim.MaxBytes {
 		a.fail(FindingTooLong, fmt.Sprintf("command is %d bytes; the limit is %d", len(text), lim.MaxBytes), Position{Line: 1, Col: 1})
@@ -129,8 +135,9 @@ func (a *analyzer) script_(text string, ctx context, at Position) {
 		a.fail(FindingTooDeep, fmt.Sprintf("nesting deeper than %d levels", a.lim.MaxDepth), at)
 		return
 	}
-	p := parsers.Get().(*syntax.Parser)
-	f, err := p.Parse(strings.NewReader(text), "")
+	p := parsers.Get().(*parser)
+	p.r.Reset(text)
+	f, err := p.p.Parse(&p.r, "")
 	parsers.Put(p)
 	if err != nil {
 		a.parseError(text, err, ctx, at)
@@ -533,7 +540,8 @@ func (a *analyzer) simple(words []Word, env map[string]string, ctx context, pos 
 		}
 		return nil
 	}
-	cmd := newCommand(words, env, pos, ctx.via, text)
+	cmd := &Command{}
+	fillCommand(cmd, words, env, pos, ctx.via, text)
 	cmd.execd = ctx.execd
 	a.script.Commands = append(a.script.Commands, cmd)
 	if cmd.DynamicName {
@@ -544,10 +552,26 @@ func (a *analyzer) simple(words []Word, env map[string]string, ctx context, pos 
 	return cmd
 }
 
-// newCommand derives name, flags and positionals from resolved words. text
+// shortFlags holds "-a" … for ASCII letters and digits, so that splitting
+// -rf costs no allocation.
+var shortFlags = func() (t [128]string) {
+	for c := 0; c < 128; c++ {
+		t[c] = "-" + string(rune(c))
+	}
+	return
+}()
+
+func shortFlag(r rune) string {
+	if r < 128 {
+		return shortFlags[r]
+	}
+	return "-" + string(r)
+}
+
+// fillCommand derives name, flags and positionals from resolved words. text
 // is the command's source, or "" to render it from argv.
-func newCommand(words []Word, env map[string]string, pos Position, via []string, text string) *Command {
-	cmd := &Command{Words: words, Env: env, Pos: pos, Via: via, Text: text}
+func fillCommand(cmd *Command, words []Word, env map[string]string, pos Position, via []string, text string) {
+	*cmd = Command{Words: words, Env: env, Pos: pos, Via: via, Text: text}
 	// One backing array for argv and positionals.
 	buf := make([]string, 2*len(words)-1)
 	cmd.Argv = buf[:len(words):len(words)]
@@ -593,7 +617,7 @@ func newCommand(words []Word, env map[string]string, pos Position, via []string,
 			cmd.Flags = append(cmd.Flags, Flag{Name: name, Value: value, HasValue: has, Raw: cmd.Args[i], Arg: i, Dynamic: w.Dynamic})
 		default:
 			for _, r := range v[1:] {
-				cmd.Flags = append(cmd.Flags, Flag{Name: "-" + string(r), Raw: cmd.Args[i], Arg: i, Dynamic: w.Dynamic})
+				cmd.Flags = append(cmd.Flags, Flag{Name: shortFlag(r), Raw: cmd.Args[i], Arg: i, Dynamic: w.Dynamic})
 			}
 		}
 	}
@@ -601,7 +625,7 @@ func newCommand(words []Word, env map[string]string, pos Position, via []string,
 		cmd.Sub = cmd.Positionals[0]
 	}
 	if cmd.Text != "" {
-		return cmd
+		return
 	}
 	cmd.Text = JoinArgv(cmd.Argv)
 	if len(env) > 0 {
@@ -611,5 +635,4 @@ func newCommand(words []Word, env map[string]string, pos Position, via []string,
 		}
 		cmd.Text = b.String() + cmd.Text
 	}
-	return cmd
 }

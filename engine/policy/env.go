@@ -249,23 +249,27 @@ func guardNames(src string) map[string]bool {
 
 // newCmdEnv builds the rule view of a simple command.
 func newCmdEnv(c *shellparse.Command, sub string) *CmdEnv {
-	env := &CmdEnv{
+	env := &CmdEnv{}
+	fillCmdEnv(env, c, sub)
+	return env
+}
+
+// fillCmdEnv fills env in place, reusing its flag buffers.
+func fillCmdEnv(env *CmdEnv, c *shellparse.Command, sub string) {
+	flags, raw := env.Flags[:0], env.raw[:0]
+	*env = CmdEnv{
 		Name: c.Name, Path: c.Path, Argv: c.Argv, Args: c.Args, Sub: sub,
 		Positionals: c.Positionals, Env: c.Env, Dynamic: c.Dynamic, Via: c.Via, Text: c.Text,
 	}
-	if len(c.Flags) > 0 {
-		env.Flags = make([]string, len(c.Flags))
-		env.raw = make([]string, 0, len(c.Flags))
-		last := -1
-		for i, f := range c.Flags {
-			env.Flags[i] = f.Name
-			if f.Arg != last {
-				env.raw = append(env.raw, f.Raw)
-				last = f.Arg
-			}
+	last := -1
+	for _, f := range c.Flags {
+		flags = append(flags, f.Name)
+		if f.Arg != last {
+			raw = append(raw, f.Raw)
+			last = f.Arg
 		}
 	}
-	return env
+	env.Flags, env.raw = flags, raw
 }
 
 // fillScriptEnv fills the requested fields of a script view.

@@ -222,6 +222,9 @@ type evaluation struct {
 	fields   scriptFields
 	vm       vm.VM
 	whenDone map[*compiledRule]bool
+	// env and cmd are reused for every rule run of this evaluation.
+	env RuleEnv
+	cmd CmdEnv
 }
 
 func (ev *evaluation) reset(p *Policy, s *shellparse.Script) {
@@ -260,7 +263,8 @@ func (ev *evaluation) when(r *compiledRule) (bool, error) {
 	if v, ok := ev.whenDone[r]; ok {
 		return v, nil
 	}
-	v, err := ev.run(r.when, &RuleEnv{Script: ev.scriptEnv(r.scriptFields), Workspace: ev.p.workspace, Cwd: ev.p.cwd, Tool: ev.p.tool})
+	ev.env = RuleEnv{Script: ev.scriptEnv(r.scriptFields), Workspace: ev.p.workspace, Cwd: ev.p.cwd, Tool: ev.p.tool}
+	v, err := ev.run(r.when, &ev.env)
 	ev.whenDone[r] = v
 	return v, err
 }
@@ -396,18 +400,23 @@ func (p *Policy) secretArg(c *shellparse.Command) *Result {
 // commandCheck evaluates each-rules for one simple command, building the
 // rule view of the command only if a rule needs it.
 type commandCheck struct {
-	p   *Policy
-	ev  *evaluation
-	c   *shellparse.Command
-	sub string
-	env *RuleEnv
+	p     *Policy
+	ev    *evaluation
+	c     *shellparse.Command
+	sub   string
+	built bool
 }
 
+// ruleEnv returns the rule view of the command, in the evaluation's reused
+// environment (rules run one at a time).
 func (cc *commandCheck) ruleEnv() *RuleEnv {
-	if cc.env == nil {
-		cc.env = &RuleEnv{Cmd: newCmdEnv(cc.c, cc.sub), Workspace: cc.p.workspace, Cwd: cc.p.cwd, Tool: cc.p.tool}
+	ev := cc.ev
+	if !cc.built {
+		fillCmdEnv(&ev.cmd, cc.c, cc.sub)
+		cc.built = true
 	}
-	return cc.env
+	ev.env = RuleEnv{Cmd: &ev.cmd, Script: ev.scriptEv, Workspace: cc.p.workspace, Cwd: cc.p.cwd, Tool: cc.p.tool}
+	return &ev.env
 }
 
 // each returns the first each-rule of verdict v that matches.
