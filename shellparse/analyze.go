@@ -636,3 +636,21 @@ func fillCommand(cmd *Command, words []Word, env map[string]string, pos Position
 		cmd.Text = b.String() + cmd.Text
 	}
 }
+
+// AnalyzeArgv analyses one argv as the interpreter is about to run it: its
+// words are final (already expanded), and the commands it runs on its behalf
+// (xargs, find -exec, sh -c, sudo, ...) are unwrapped as in Analyze. Runners
+// use it to re-check every command at run time.
+func AnalyzeArgv(argv []string, env map[string]string) *Script {
+	s := &Script{Text: JoinArgv(argv)}
+	if len(argv) == 0 {
+		return s
+	}
+	a := &analyzer{script: s, lim: DefaultLimits}
+	words := make([]Word, len(argv))
+	for i, arg := range argv {
+		words[i] = Word{Value: arg}
+	}
+	a.simple(words, env, context{}, Position{Line: 1, Col: 1}, "")
+	return s
+}

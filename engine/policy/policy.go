@@ -486,3 +486,10 @@ func (p *Policy) alternatives(name, sub string) []string {
 func isWord(s string) bool {
 	return s != "" && (s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z')
 }
+
+// CheckArgv vets one argv as it is about to run (after expansion), with the
+// same rules as Check. Runners call it for every command the interpreter
+// executes, so a word that expanded to a denied program is stopped.
+func (p *Policy) CheckArgv(argv []string, env map[string]string) *Decision {
+	return p.Decide(shellparse.AnalyzeArgv(argv, env))
+}

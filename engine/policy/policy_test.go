@@ -204,3 +204,25 @@ func containsString(xs []string, s string) bool {
 	}
 	return false
 }
+
+func TestCheckArgvAtRunTime(t *testing.T) {
+	p := presetPolicy(t, "readonly")
+	tests := []struct {
+		argv []string
+		env  map[string]string
+		want policy.Verdict
+	}{
+		{[]string{"git", "status"}, nil, policy.Allow},
+		{[]string{"rm", "x"}, nil, policy.Deny},                          // what c=rm; $c x expands to
+		{[]string{"xargs", "rm"}, nil, policy.Deny},                      // wrappers are unwrapped at run time too
+		{[]string{"sh", "-c", "ls"}, nil, policy.Deny},                   // a shell is not in the catalog
+		{[]string{"find", ".", "-exec", "cat", "{}", ";"}, nil, policy.Allow},
+		{[]string{"ls"}, map[string]string{"LD_PRELOAD": "/x.so"}, policy.Deny},
+		{[]string{"rm -rf x"}, nil, policy.Deny}, // one word with spaces is a program name, not a script
+	}
+	for _, tt := range tests {
+		if d := p.CheckArgv(tt.argv, tt.env); d.Verdict != tt.want {
+			t.Errorf("%q: got %s by %s, want %s", tt.argv, d.Verdict, d.Rule, tt.want)
+		}
+	}
+}
