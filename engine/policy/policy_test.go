@@ -213,9 +213,9 @@ func TestCheckArgvAtRunTime(t *testing.T) {
 		want policy.Verdict
 	}{
 		{[]string{"git", "status"}, nil, policy.Allow},
-		{[]string{"rm", "x"}, nil, policy.Deny},                          // what c=rm; $c x expands to
-		{[]string{"xargs", "rm"}, nil, policy.Deny},                      // wrappers are unwrapped at run time too
-		{[]string{"sh", "-c", "ls"}, nil, policy.Deny},                   // a shell is not in the catalog
+		{[]string{"rm", "x"}, nil, policy.Deny},        // what c=rm; $c x expands to
+		{[]string{"xargs", "rm"}, nil, policy.Deny},    // wrappers are unwrapped at run time too
+		{[]string{"sh", "-c", "ls"}, nil, policy.Deny}, // a shell is not in the catalog
 		{[]string{"find", ".", "-exec", "cat", "{}", ";"}, nil, policy.Allow},
 		{[]string{"ls"}, map[string]string{"LD_PRELOAD": "/x.so"}, policy.Deny},
 		{[]string{"rm -rf x"}, nil, policy.Deny}, // one word with spaces is a program name, not a script
