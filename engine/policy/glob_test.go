@@ -38,6 +38,8 @@ func TestPathSet(t *testing.T) {
 		want     string
 	}{
 		{"~/.ssh/id_rsa", "/work/repo", "~/.ssh/**"},
+		{"~/.ssh", "/work/repo", "~/.ssh/**"},
+		{"~/.sshx", "/work/repo", ""},
 		{"/home/dev/.ssh/config", "/", "~/.ssh/**"},
 		{"../../home/dev/.ssh/x", "/work/repo", "~/.ssh/**"},
 		{".env", "/work/repo", "**/.env"},

@@ -53,9 +53,14 @@ func newPathSet(patterns []string, workspace, home string) pathSet {
 			}
 		}
 		g.segs = strings.Split(abs, "/")
+		// The literal part before the first metacharacter, cut back to a
+		// whole segment: ~/.ssh/** must match ~/.ssh itself.
 		g.prefix = abs
 		if i := strings.IndexAny(abs, "*?["); i >= 0 {
 			g.prefix = abs[:i]
+			if j := strings.LastIndexByte(g.prefix, '/'); j > 0 {
+				g.prefix = g.prefix[:j]
+			}
 		}
 		ps.globs = append(ps.globs, g)
 		if g.base != "" {

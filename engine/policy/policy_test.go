@@ -74,6 +74,8 @@ var readonlyDenied = []struct{ class, command string }{
 	{"uniq output file", "uniq in.txt out.txt"},
 	{"awk output redirection", `awk '{print > "out"}' f`},
 	{"sed e flag", "sed 's/x/id/e' f"},
+	{"sed long expression option", "sed --expression='w out' f"},
+	{"secret folder itself", "grep -r key ~/.ssh"},
 	{"date set", "date -s 2020-01-01"},
 }
 

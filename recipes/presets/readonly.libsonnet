@@ -171,7 +171,7 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
       'sed-no-write',
       'deny',
       'this sed script can write files or run commands (w, W, e, r, R or the s///w and s///e flags); print to standard output instead',
-      each='cmd.name in ["sed", "gsed"] && any(cmd.args, {# matches "(^|[;{}\\\\s0-9$/!])\\\\s*[wWeRr](\\\\s|$|;|})|/[gpIiMm0-9]*[we]([\\\\s;}]|$)"})',
+      each='cmd.name in ["sed", "gsed"] && any(cmd.args, {# matches "(^|[;{}\\\\s0-9$/!=])\\\\s*[wWeRr](\\\\s|$|;|})|/[gpIiMm0-9]*[we]([\\\\s;}]|$)"})',
     ),
     rein.rule(
       'uniq-no-output-file',
@@ -254,6 +254,8 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
       'sed -i s/a/b/ f',
       "sed -n 'w out' f",
       "sed 's/a/b/w out' f",
+      "sed --expression='w out' f",
+      'grep -r key ~/.ssh',
       'sort -o out f',
       'rg --pre sh x',
       'awk \'BEGIN{system("rm x")}\'',
