@@ -3,6 +3,7 @@ package shellparse
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // cmdSummary is "argv…" plus " [via a → b]" for compact expectations.
@@ -251,5 +252,21 @@ func TestQuote(t *testing.T) {
 		if got := Quote(in); got != want {
 			t.Errorf("Quote(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestBraceExpansionIsBounded(t *testing.T) {
+	bomb := "echo " + strings.Repeat("{a,b}", 40) + " {1..99999999999}"
+	start := time.Now()
+	s := Analyze(bomb)
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("analysis took %v", d)
+	}
+	c := s.Commands[0]
+	if len(c.Words) != 3 || !c.Words[1].Dynamic || !c.Words[2].Dynamic {
+		t.Errorf("oversized brace expansions should stay single dynamic words, got %d words", len(c.Words))
+	}
+	if got := Analyze("echo {1..3} {a,b}{c,d}").Commands[0].Argv; strings.Join(got, " ") != "echo 1 2 3 ac ad bc bd" {
+		t.Errorf("small expansions still expand: %q", got)
 	}
 }

@@ -44,6 +44,11 @@ func resolveWord(src string, w *syntax.Word) []Word {
 	if !braces && !special {
 		return []Word{{Value: literalParts(w)}}
 	}
+	if braces && braceFields(w) > maxBraceFields {
+		// The shell would produce more words than any real command needs;
+		// expanding them here would cost unbounded time and memory.
+		return []Word{{Value: literalParts(w), Raw: sourceOf(src, w), Dynamic: true}}
+	}
 	fields, err := expand.Fields(staticConfig, w)
 	if err != nil {
 		return []Word{{Value: literalParts(w), Raw: sourceOf(src, w), Dynamic: true}}
@@ -58,6 +63,96 @@ func resolveWord(src string, w *syntax.Word) []Word {
 		return nil
 	}
 	return out
+}
+
+// maxBraceFields bounds static brace expansion.
+const maxBraceFields = 4096
+
+// braceFields estimates how many fields brace expansion makes of a word,
+// saturating above maxBraceFields.
+func braceFields(w *syntax.Word) int {
+	cp := *w
+	cp.Parts = append([]syntax.WordPart(nil), w.Parts...)
+	if !syntax.SplitBraces(&cp) {
+		return 1
+	}
+	return wordFields(&cp)
+}
+
+func wordFields(w *syntax.Word) int {
+	n := 1
+	for _, part := range w.Parts {
+		b, ok := part.(*syntax.BraceExp)
+		if !ok {
+			continue
+		}
+		n = satMul(n, braceExpFields(b))
+	}
+	return n
+}
+
+func braceExpFields(b *syntax.BraceExp) int {
+	if b.Sequence {
+		if len(b.Elems) < 2 {
+			return 1
+		}
+		from, to := b.Elems[0].Lit(), b.Elems[1].Lit()
+		var span int
+		if x, ok := atoi(from); ok {
+			if y, ok := atoi(to); ok {
+				span = abs(y-x) + 1
+			}
+		} else if len(from) == 1 && len(to) == 1 {
+			span = abs(int(to[0])-int(from[0])) + 1
+		}
+		if span <= 0 {
+			return maxBraceFields + 1 // unknown: refuse to expand
+		}
+		return min(span, maxBraceFields+1)
+	}
+	n := 0
+	for _, e := range b.Elems {
+		n += wordFields(e)
+		if n > maxBraceFields {
+			return maxBraceFields + 1
+		}
+	}
+	return n
+}
+
+func satMul(a, b int) int {
+	if a > maxBraceFields || b > maxBraceFields || a*b > maxBraceFields {
+		return maxBraceFields + 1
+	}
+	return a * b
+}
+
+func atoi(s string) (int, bool) {
+	if s == "" || len(s) > 9 {
+		return 0, false
+	}
+	neg := s[0] == '-'
+	if neg || s[0] == '+' {
+		s = s[1:]
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, s != ""
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // plainLiteral reports whether an unquoted literal means exactly itself.
