@@ -134,78 +134,88 @@ func (a *analyzer) unwrap(cmd *Command, ctx context) {
 	name := cmd.Name
 	exec := ctx
 	exec.execd = true
-	switch {
-	case shells[name]:
+	if shells[name] {
 		a.unwrapShell(cmd, exec)
-	case name == "eval":
-		a.nestedWords(cmd, words[1:], ctx, "eval")
-	case name == "trap":
-		a.unwrapTrap(cmd, ctx)
-	case name == "find":
-		a.unwrapFind(cmd, exec)
-	case name == "git":
-		a.unwrapGit(cmd, exec)
-	case name == "watch":
-		a.unwrapWatch(cmd, exec)
-	case name == "flock":
-		a.unwrapFlock(cmd, exec)
-	case name == "parallel":
-		a.unwrapParallel(cmd, exec)
-	case name == "ssh":
-		a.unwrapSSH(cmd, exec)
-	default:
-		syn, ok := wrappers[name]
-		if !ok {
-			return
-		}
-		next, env, values, runs := skipOptions(words, syn)
-		if !runs {
-			return
-		}
-		if name == "env" {
-			if split, ok := values["-S"]; ok {
-				a.nested(cmd, split+" "+joinWords(words[next:]), exec, "env -S")
-				return
-			}
-			if split, ok := values["--split-string"]; ok {
-				a.nested(cmd, split+" "+joinWords(words[next:]), exec, "env -S")
-				return
-			}
-		}
-		if next >= len(words) {
-			if name == "xargs" {
-				a.inner(cmd, []Word{{Value: "echo"}}, nil, exec, name)
-			}
-			return
-		}
-		innerCtx := exec
-		if name == "builtin" || name == "command" {
-			innerCtx.execd = false
-		}
-		a.inner(cmd, words[next:], env, innerCtx, name)
+		return
 	}
+	if special, ok := specialWrappers[name]; ok {
+		if name == "eval" || name == "trap" {
+			exec = ctx // same shell: its functions stay visible
+		}
+		special(a, cmd, exec)
+		return
+	}
+	syn, ok := wrappers[name]
+	if !ok {
+		return
+	}
+	next, env, values, runs := skipOptions(words, syn)
+	if !runs {
+		return
+	}
+	if name == "env" {
+		split, ok := values["-S"]
+		if !ok {
+			split, ok = values["--split-string"]
+		}
+		if ok {
+			a.nested(cmd, split+" "+joinWords(words[next:]), exec, "env -S")
+			return
+		}
+	}
+	if next >= len(words) {
+		if name == "xargs" {
+			a.inner(cmd, []Word{{Value: "echo"}}, nil, exec, name)
+		}
+		return
+	}
+	if name == "builtin" || name == "command" {
+		exec.execd = false
+	}
+	a.inner(cmd, words[next:], env, exec, name)
+}
+
+// specialWrappers run other commands with a syntax of their own. (Filled in
+// init: the unwrappers reach back to unwrap through nested scripts.)
+var specialWrappers map[string]func(*analyzer, *Command, context)
+
+func init() {
+	specialWrappers = map[string]func(*analyzer, *Command, context){
+		"eval":     func(a *analyzer, c *Command, ctx context) { a.nestedWords(c, c.Words[1:], ctx, "eval") },
+		"trap":     (*analyzer).unwrapTrap,
+		"find":     (*analyzer).unwrapFind,
+		"git":      (*analyzer).unwrapGit,
+		"watch":    (*analyzer).unwrapWatch,
+		"flock":    (*analyzer).unwrapFlock,
+		"parallel": (*analyzer).unwrapParallel,
+		"ssh":      (*analyzer).unwrapSSH,
+	}
+}
+
+// enter descends one level into a wrapper or nested script; false when
+// the depth limit is reached (and reported).
+func (a *analyzer) enter(ctx context, via string, at Position) (context, bool) {
+	inner := ctx.with(via)
+	if !a.nest(inner) {
+		a.fail(FindingTooDeep, fmt.Sprintf("nesting deeper than %d levels", a.lim.MaxDepth), at)
+		return inner, false
+	}
+	inner.at = &at
+	return inner, true
 }
 
 // inner records the command a wrapper runs.
 func (a *analyzer) inner(outer *Command, words []Word, env map[string]string, ctx context, via string) {
-	inner := ctx.with(via)
-	if !a.nest(inner) {
-		a.fail(FindingTooDeep, fmt.Sprintf("nesting deeper than %d levels", a.lim.MaxDepth), outer.Pos)
-		return
+	if inner, ok := a.enter(ctx, via, outer.Pos); ok {
+		a.simple(words, env, inner, outer.Pos, "")
 	}
-	inner.at = &outer.Pos
-	a.simple(words, env, inner, outer.Pos, "")
 }
 
 // nested parses a string as a script of its own (sh -c, eval, ssh).
 func (a *analyzer) nested(outer *Command, text string, ctx context, via string) {
-	inner := ctx.with(via)
-	if !a.nest(inner) {
-		a.fail(FindingTooDeep, fmt.Sprintf("nesting deeper than %d levels", a.lim.MaxDepth), outer.Pos)
-		return
+	if inner, ok := a.enter(ctx, via, outer.Pos); ok {
+		a.script_(text, inner, outer.Pos)
 	}
-	inner.at = &outer.Pos
-	a.script_(text, inner, outer.Pos)
 }
 
 // nestedWords joins words into a script (eval's semantics); a dynamic word
