@@ -97,7 +97,7 @@ options:
 			break options
 		}
 	}
-	i += syn.skip
+	i = min(i+syn.skip, len(words))
 	return i, env, values, runs
 }
 

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -142,12 +143,16 @@ func FuzzVet(f *testing.F) {
 	for _, c := range readonlyAllowed {
 		f.Add(c)
 	}
-	for _, c := range []string{"$((", "${x:-$(", "<<EOF", "a[$(b)]=1", "case x in (a) ;; esac", "coproc { ls; }", "function f { :; }", "x=(a b); ${x[@]}", "time -p ls", "echo {1..3}", "env -S", "find -exec", "xargs -I", "git -c", "ssh -o"} {
+	for _, c := range []string{"$((", "${x:-$(", "<<EOF", "a[$(b)]=1", "case x in (a) ;; esac", "coproc { ls; }", "function f { :; }", "x=(a b); ${x[@]}", "time -p ls", "echo {1..3}", "env -S", "find -exec", "xargs -I", "git -c", "ssh -o", "git -C", "timeout", "env -S x", "sudo -u", "chrt", "flock -c", "watch -n", "parallel -j"} {
 		f.Add(c)
 	}
 	p := presetPolicy(f, "readonly")
 	f.Fuzz(func(t *testing.T, text string) {
+		start := time.Now()
 		d := p.Check(text)
+		if elapsed := time.Since(start); elapsed > time.Second {
+			t.Fatalf("vetting took %v (bounded time is part of the contract)", elapsed)
+		}
 		if d == nil {
 			t.Fatal("nil decision")
 		}

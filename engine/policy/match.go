@@ -129,7 +129,7 @@ func (p *Policy) matchProgram(name string, prog *program, c *shellparse.Command)
 			i++
 		}
 	}
-	rest := words[i:]
+	rest := words[min(i, len(words)):]
 	var sub *subcommand
 	if m.sub != "" {
 		sub = prog.subs[m.sub]
