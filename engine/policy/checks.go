@@ -49,7 +49,7 @@ func (p *Policy) scriptChecks(s *shellparse.Script, ev *evaluation) []Check {
 		add("construct", c.construct, firstPos(s, c.construct), Result{v, c.rule, reason})
 	}
 	for _, r := range s.Redirects {
-		if res, ok := p.redirect(r); ok {
+		if res, ok := p.redirect(r, p.cwd); ok {
 			add("redirect", r.Op+" "+r.Target, r.Pos, res)
 		}
 	}
@@ -77,7 +77,7 @@ func firstPos(s *shellparse.Script, construct string) shellparse.Position {
 
 // redirect decides one redirect; ok is false for redirects that need no
 // decision (descriptor duplication, here-documents).
-func (p *Policy) redirect(r shellparse.Redirect) (Result, bool) {
+func (p *Policy) redirect(r shellparse.Redirect, cwd string) (Result, bool) {
 	if r.Dup || r.Heredoc {
 		return Result{}, false
 	}
@@ -95,7 +95,7 @@ func (p *Policy) redirect(r shellparse.Redirect) (Result, bool) {
 		}
 		return Result{v, rule, fmt.Sprintf("redirect target %s is computed at run time", r.Target)}, true
 	}
-	abs := p.secret.resolve(r.Target, p.cwd)
+	abs := p.secret.resolve(r.Target, cwd)
 	if pat, ok := p.secret.match(abs); ok {
 		return Result{Deny, "paths.deny", fmt.Sprintf("redirect %s %s, which matches the secret path %s", verb, r.Target, pat)}, true
 	}
@@ -121,4 +121,15 @@ func (p *Policy) redirect(r shellparse.Redirect) (Result, bool) {
 		reason += ": needs confirmation"
 	}
 	return Result{v, rule, reason}, true
+}
+
+// CheckOpen decides a file the shell itself opens at run time (a redirect
+// target after expansion), relative to the interpreter's current folder.
+func (p *Policy) CheckOpen(path string, write bool, cwd string) Result {
+	r := shellparse.Redirect{Op: "<", Target: path, Read: !write, Write: write}
+	if write {
+		r.Op = ">"
+	}
+	res, _ := p.redirect(r, cwd)
+	return res
 }

@@ -45,7 +45,31 @@ type Policy struct {
 	cwdSecret           bool
 	catalogAlternatives []string
 	subAlternatives     map[string][]string
-	evaluations         sync.Pool
+}
+
+// evaluations are scratch state for Decide, reused across calls.
+var evaluations = sync.Pool{New: func() any { return &evaluation{} }}
+
+// In returns the policy as it applies to commands running in dir (a folder
+// the interpreter has changed to): relative paths resolve from there.
+func (p *Policy) In(dir string) *Policy {
+	if dir == "" || dir == p.cwd {
+		return p
+	}
+	c := *p
+	c.cwd = dir
+	_, c.cwdSecret = c.secret.match(c.secret.resolve("x", dir))
+	return &c
+}
+
+// CheckFunctionCall decides a call to a function the running script
+// declared: the function's body was vetted when it was declared.
+func (p *Policy) CheckFunctionCall(argv []string) *Decision {
+	d := &Decision{Command: strings.Join(argv, " ")}
+	r := Result{p.shell[shellparse.ConstructFunction], "shell.function", argv[0] + " calls a function declared in this script"}
+	d.Commands = []CommandResult{{Text: d.Command, Argv: argv, Name: argv[0], Result: r}}
+	p.conclude(d)
+	return d
 }
 
 // Options adjust where a policy applies.
@@ -115,7 +139,6 @@ func New(r *recipe.Recipe, opts Options) (*Policy, error) {
 		p.unknown = mustVerdict(sh.UnknownProgram)
 	}
 	p.precomputeAlternatives()
-	p.evaluations.New = func() any { return &evaluation{} }
 	return p, nil
 }
 
@@ -163,9 +186,9 @@ func (p *Policy) Check(text string) *Decision {
 // Decide returns the decision on an analysed script.
 func (p *Policy) Decide(s *shellparse.Script) *Decision {
 	d := &Decision{Command: s.Text, Findings: s.Findings}
-	ev := p.evaluations.Get().(*evaluation)
+	ev := evaluations.Get().(*evaluation)
 	ev.reset(p, s)
-	defer p.evaluations.Put(ev)
+	defer evaluations.Put(ev)
 	d.Commands = make([]CommandResult, 0, len(s.Commands))
 	for _, c := range s.Commands {
 		res, sub := p.command(c, ev)

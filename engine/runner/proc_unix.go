@@ -1,0 +1,41 @@
+//go:build unix
+
+package runner
+
+import (
+	"errors"
+	"os/exec"
+	"syscall"
+)
+
+// group is a started process and its process group.
+type group struct{ pid int }
+
+// startInGroup starts cmd as the leader of a new process group, so that the
+// whole tree it spawns can be signalled at once.
+func startInGroup(cmd *exec.Cmd) (*group, error) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return &group{pid: cmd.Process.Pid}, nil
+}
+
+func (g *group) terminate() { _ = syscall.Kill(-g.pid, syscall.SIGTERM) }
+func (g *group) kill()      { _ = syscall.Kill(-g.pid, syscall.SIGKILL) }
+func (g *group) close()     {}
+
+// exitCode is the shell's view of how a process ended: its status, or
+// 128+N when signal N killed it.
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return 0
+	}
+	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ee.ExitCode()
+}
+
+func isNotExecutable(err error) bool { return errors.Is(err, syscall.ENOEXEC) }

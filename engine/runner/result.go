@@ -1,0 +1,71 @@
+package runner
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/reinsh/rein/engine/policy"
+)
+
+// Result is what every tool returns: the output of a command, or an error
+// saying why nothing (or not everything) ran.
+type Result struct {
+	Stdout     string `json:"stdout"`
+	Stderr     string `json:"stderr"`
+	Combined   string `json:"combined,omitempty"`
+	ExitCode   int    `json:"exit_code"`
+	TimedOut   bool   `json:"timed_out"`
+	Truncated  bool   `json:"truncated"`
+	DurationMS int64  `json:"duration_ms"`
+
+	// Error, when set, makes this an error result.
+	Error        string   `json:"error,omitempty"`
+	DeniedBy     string   `json:"denied_by,omitempty"`
+	Alternatives []string `json:"alternatives,omitempty"`
+	// Decision is the denial's full decision, for display; not sent to models.
+	Decision *policy.Decision `json:"-"`
+}
+
+type outputResult struct {
+	Stdout     string `json:"stdout"`
+	Stderr     string `json:"stderr"`
+	Combined   string `json:"combined,omitempty"`
+	ExitCode   int    `json:"exit_code"`
+	TimedOut   bool   `json:"timed_out"`
+	Truncated  bool   `json:"truncated"`
+	DurationMS int64  `json:"duration_ms"`
+}
+
+type errorResult struct {
+	Error        string   `json:"error"`
+	DeniedBy     string   `json:"denied_by,omitempty"`
+	Alternatives []string `json:"alternatives,omitempty"`
+}
+
+// MarshalJSON writes either the output form or the error form
+// (schemas/tool-result.schema.json).
+func (r *Result) MarshalJSON() ([]byte, error) {
+	if r.Error != "" {
+		return json.Marshal(errorResult{r.Error, r.DeniedBy, r.Alternatives})
+	}
+	return json.Marshal(outputResult{r.Stdout, r.Stderr, r.Combined, r.ExitCode, r.TimedOut, r.Truncated, r.DurationMS})
+}
+
+// Denied makes the error result for a decision that is not allow.
+func Denied(d *policy.Decision) *Result {
+	what := "denied"
+	if d.Verdict == policy.Ask {
+		what = "needs confirmation, which was not given"
+	}
+	msg := fmt.Sprintf("%s is %s by rule %s: %s", strings.TrimSpace(d.Command), what, d.Rule, d.Reason)
+	if len(d.Alternatives) > 0 {
+		msg += "; allowed instead: " + strings.Join(d.Alternatives, ", ")
+	}
+	return &Result{Error: msg, DeniedBy: d.Rule, Alternatives: d.Alternatives, Decision: d, ExitCode: 126}
+}
+
+// Failed makes an error result for something that is not a policy decision.
+func Failed(format string, args ...any) *Result {
+	return &Result{Error: fmt.Sprintf(format, args...), ExitCode: 126}
+}

@@ -1,0 +1,328 @@
+// Package runner runs vetted shell text and argv: through the embedded
+// mvdan.cc/sh interpreter (never bash), re-vetting every expanded argv and
+// every file the shell opens, with each program in its own process group,
+// a timeout, capped output and an explicit environment.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/interp"
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/reinsh/rein/engine/policy"
+	"github.com/reinsh/rein/engine/recipe"
+)
+
+// Runner runs commands for one recipe and workspace. It is safe for
+// concurrent use.
+type Runner struct {
+	policy     *policy.Policy
+	recipe     *recipe.Recipe
+	workspace  string
+	env        []string
+	timeout    time.Duration
+	maxTimeout time.Duration
+	maxOutput  int
+	grace      time.Duration
+}
+
+// Options configure a Runner.
+type Options struct {
+	// Env is the parent environment to build from (default: os.Environ()).
+	Env []string
+	// Grace is the time between SIGTERM and SIGKILL (default 2s).
+	Grace time.Duration
+}
+
+// New makes a runner for a compiled policy.
+func New(p *policy.Policy, opts Options) *Runner {
+	r := p.Recipe()
+	if opts.Env == nil {
+		opts.Env = os.Environ()
+	}
+	if opts.Grace == 0 {
+		opts.Grace = 2 * time.Second
+	}
+	timeout, _ := time.ParseDuration(r.Limits.Timeout)
+	maxTimeout, _ := time.ParseDuration(r.Limits.MaxTimeout)
+	return &Runner{
+		policy: p, recipe: r, workspace: r.Workspace,
+		env:     BuildEnv(r.Env, opts.Env),
+		timeout: timeout, maxTimeout: maxTimeout,
+		maxOutput: r.Limits.MaxOutputBytes, grace: opts.Grace,
+	}
+}
+
+// Env is the environment commands run with.
+func (r *Runner) Env() []string { return append([]string(nil), r.env...) }
+
+// RunOptions are per-run choices.
+type RunOptions struct {
+	// Dir is the working folder, inside the workspace (default: the workspace).
+	Dir string
+	// Timeout overrides limits.timeout; it may not exceed limits.max_timeout.
+	Timeout time.Duration
+	// Approved says a person approved this command's ask verdicts.
+	Approved bool
+	// Stdout and Stderr receive the output live, as well as the result.
+	Stdout, Stderr io.Writer
+	// Stdin is the command's input (default: empty).
+	Stdin io.Reader
+}
+
+// Run vets shell text and, if it is allowed, interprets it.
+func (r *Runner) Run(ctx context.Context, text string, opts RunOptions) *Result {
+	dir, err := r.dir(opts.Dir)
+	if err != nil {
+		return Failed("%v", err)
+	}
+	d := r.policy.In(dir).Check(text)
+	if d.Verdict == policy.Deny || d.Verdict == policy.Ask && !opts.Approved {
+		return Denied(d)
+	}
+	return r.Interpret(ctx, text, opts)
+}
+
+// errDenied halts the interpreter when a command is denied at run time.
+var errDenied = errors.New("denied at run time")
+
+// Interpret runs shell text with the run-time checks only: every argv the
+// interpreter is about to run and every file it opens is vetted again.
+// Callers normally use Run, which vets the text first.
+func (r *Runner) Interpret(ctx context.Context, text string, opts RunOptions) *Result {
+	start := time.Now()
+	dir, err := r.dir(opts.Dir)
+	if err != nil {
+		return Failed("%v", err)
+	}
+	timeout, err := r.effectiveTimeout(opts.Timeout)
+	if err != nil {
+		return Failed("%v", err)
+	}
+	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(text), "")
+	if err != nil {
+		return Failed("cannot parse the command: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	out := newCapture(r.maxOutput, opts.Stdout, opts.Stderr, cancel)
+	stdin, closeStdin, err := r.stdin(opts.Stdin)
+	if err != nil {
+		return Failed("%v", err)
+	}
+	defer closeStdin()
+
+	var denial *policy.Decision
+	var shell *interp.Runner
+	shell, err = interp.New(
+		interp.Env(expand.ListEnviron(r.env...)),
+		interp.Dir(dir),
+		interp.StdIO(stdin, stream{out, false}, stream{out, true}),
+		interp.CallHandler(func(ctx context.Context, args []string) ([]string, error) {
+			hc := interp.HandlerCtx(ctx)
+			var d *policy.Decision
+			if _, isFunc := shell.Funcs[args[0]]; isFunc {
+				d = r.policy.In(hc.Dir).CheckFunctionCall(args)
+			} else {
+				d = r.policy.In(hc.Dir).CheckArgv(args, codeVars(hc.Env))
+			}
+			if d.Verdict == policy.Deny || d.Verdict == policy.Ask && !opts.Approved {
+				denial = d
+				return nil, errDenied
+			}
+			return args, nil
+		}),
+		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return r.exec }),
+		interp.OpenHandler(func(ctx context.Context, path string, flag int, perm os.FileMode) (io.ReadWriteCloser, error) {
+			hc := interp.HandlerCtx(ctx)
+			write := flag&(os.O_WRONLY|os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_TRUNC) != 0
+			res := r.policy.CheckOpen(path, write, hc.Dir)
+			if res.Verdict == policy.Deny || res.Verdict == policy.Ask && !opts.Approved {
+				return nil, &os.PathError{Op: "open", Path: path, Err: fmt.Errorf("refused by rein (rule %s: %s)", res.Rule, res.Reason)}
+			}
+			return interp.DefaultOpenHandler()(ctx, path, flag, perm)
+		}),
+	)
+	if err != nil {
+		return Failed("cannot start the interpreter: %v", err)
+	}
+	err = shell.Run(ctx, file)
+	res := &Result{DurationMS: time.Since(start).Milliseconds()}
+	out.fill(res)
+	var status interp.ExitStatus
+	switch {
+	case denial != nil:
+		d := Denied(denial)
+		d.Error = "stopped at run time: " + d.Error
+		d.Stdout, d.Stderr, d.Combined, d.DurationMS = res.Stdout, res.Stderr, res.Combined, res.DurationMS
+		return d
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		res.TimedOut, res.ExitCode = true, 124
+		res.Stderr += fmt.Sprintf("\n[rein stopped the command after %s]\n", timeout)
+	case out.flooded:
+		res.ExitCode = 125
+	case err == nil:
+	case errors.As(err, &status):
+		res.ExitCode = int(status)
+	case errors.Is(err, context.Canceled):
+		res.ExitCode = 130
+	default:
+		res.ExitCode = 1
+		res.Stderr += "\nrein: " + err.Error() + "\n"
+	}
+	return res
+}
+
+// exec runs a program for the interpreter (the last exec handler).
+func (r *Runner) exec(ctx context.Context, args []string) error {
+	hc := interp.HandlerCtx(ctx)
+	path, err := interp.LookPathDir(hc.Dir, hc.Env, args[0])
+	if err != nil {
+		fmt.Fprintf(hc.Stderr, "rein: %s: command not found\n", args[0])
+		return interp.ExitStatus(127)
+	}
+	code, err := process{path: path, argv: args, env: envList(hc.Env), dir: hc.Dir,
+		stdin: hc.Stdin, stdout: hc.Stdout, stderr: hc.Stderr, grace: r.grace}.run(ctx)
+	if err != nil {
+		fmt.Fprintf(hc.Stderr, "rein: %v\n", err)
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if code != 0 {
+		return interp.ExitStatus(min(code, 255))
+	}
+	return nil
+}
+
+// RunArgv runs a program without a shell (execute_command): vetted like
+// shell text, run with the same limits, environment and process handling.
+func (r *Runner) RunArgv(ctx context.Context, argv []string, opts RunOptions) *Result {
+	start := time.Now()
+	if len(argv) == 0 || argv[0] == "" {
+		return Failed("no command given")
+	}
+	dir, err := r.dir(opts.Dir)
+	if err != nil {
+		return Failed("%v", err)
+	}
+	timeout, err := r.effectiveTimeout(opts.Timeout)
+	if err != nil {
+		return Failed("%v", err)
+	}
+	d := r.policy.In(dir).CheckArgv(argv, nil)
+	if d.Verdict == policy.Deny || d.Verdict == policy.Ask && !opts.Approved {
+		return Denied(d)
+	}
+	env := expand.ListEnviron(r.env...)
+	path, err := interp.LookPathDir(dir, env, argv[0])
+	if err != nil {
+		return &Result{Stderr: fmt.Sprintf("rein: %s: command not found\n", argv[0]), ExitCode: 127, DurationMS: time.Since(start).Milliseconds()}
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	out := newCapture(r.maxOutput, opts.Stdout, opts.Stderr, cancel)
+	stdin, closeStdin, err := r.stdin(opts.Stdin)
+	if err != nil {
+		return Failed("%v", err)
+	}
+	defer closeStdin()
+	code, err := process{path: path, argv: argv, env: r.env, dir: dir, stdin: stdin,
+		stdout: stream{out, false}, stderr: stream{out, true}, grace: r.grace}.run(ctx)
+	res := &Result{ExitCode: code, DurationMS: time.Since(start).Milliseconds()}
+	if err != nil {
+		fmt.Fprintf(stream{out, true}, "rein: %v\n", err)
+	}
+	out.fill(res)
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded) && !out.flooded:
+		res.TimedOut, res.ExitCode = true, 124
+		res.Stderr += fmt.Sprintf("\n[rein stopped the command after %s]\n", timeout)
+	case out.flooded:
+		res.ExitCode = 125
+	}
+	return res
+}
+
+// dir resolves a working folder, which must lie inside the workspace.
+func (r *Runner) dir(d string) (string, error) {
+	if d == "" {
+		return r.workspace, nil
+	}
+	if !filepath.IsAbs(d) {
+		d = filepath.Join(r.workspace, d)
+	}
+	d = filepath.Clean(d)
+	real, err := filepath.EvalSymlinks(d)
+	if err != nil {
+		return "", fmt.Errorf("working folder %s: %v", d, err)
+	}
+	ws, err := filepath.EvalSymlinks(r.workspace)
+	if err != nil {
+		ws = r.workspace
+	}
+	if !policy.Inside(real, ws) {
+		return "", fmt.Errorf("working folder %s (resolved: %s) is outside the workspace %s", d, real, r.workspace)
+	}
+	return d, nil
+}
+
+func (r *Runner) effectiveTimeout(t time.Duration) (time.Duration, error) {
+	switch {
+	case t == 0:
+		return r.timeout, nil
+	case t < 0:
+		return 0, fmt.Errorf("timeout must be positive, got %s", t)
+	case r.maxTimeout > 0 && t > r.maxTimeout:
+		return 0, fmt.Errorf("timeout %s is longer than this recipe's limits.max_timeout (%s)", t, r.maxTimeout)
+	}
+	return t, nil
+}
+
+// stdin returns the command's input: the given reader, or an empty file.
+func (r *Runner) stdin(in io.Reader) (io.Reader, func(), error) {
+	if in != nil {
+		return in, func() {}, nil
+	}
+	f, err := os.Open(os.DevNull)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, func() { f.Close() }, nil
+}
+
+// envList is the exported environment of the interpreter, for a program.
+func envList(env expand.Environ) []string {
+	var out []string
+	env.Each(func(name string, vr expand.Variable) bool {
+		if vr.Exported && vr.IsSet() {
+			out = append(out, name+"="+vr.String())
+		}
+		return true
+	})
+	return out
+}
+
+// codeVars returns the code-loading variables set in the interpreter's
+// environment, for the run-time check.
+func codeVars(env expand.Environ) map[string]string {
+	var out map[string]string
+	for _, name := range codeEnv {
+		if vr := env.Get(name); vr.IsSet() && vr.Exported {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[name] = vr.String()
+		}
+	}
+	return out
+}

@@ -1,0 +1,270 @@
+package runner_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reinsh/rein/engine/policy"
+	"github.com/reinsh/rein/engine/recipe"
+	"github.com/reinsh/rein/engine/runner"
+)
+
+// newRunner compiles a recipe (Jsonnet text, or a preset name) for a fresh
+// workspace and returns a runner for it.
+func newRunner(t *testing.T, recipeText string, env []string) (*runner.Runner, string) {
+	t.Helper()
+	dir := t.TempDir()
+	opts := recipe.Options{Dir: dir, CacheDir: "-", UserFile: "-"}
+	if !strings.ContainsAny(recipeText, "{(") {
+		opts.Preset = recipeText
+	} else if err := os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(recipeText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := recipe.Load(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := policy.New(r, policy.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env == nil {
+		env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	}
+	return runner.New(p, runner.Options{Env: env, Grace: 300 * time.Millisecond}), dir
+}
+
+func needUnix(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("needs POSIX tools")
+	}
+}
+
+func TestRunAllowedCommand(t *testing.T) {
+	needUnix(t)
+	r, dir := newRunner(t, "readonly", nil)
+	os.WriteFile(filepath.Join(dir, "README.md"), []byte("one\ntwo\nthree\n"), 0o644)
+	res := r.Run(context.Background(), "cat README.md | head -2; echo done >&2", runner.RunOptions{})
+	if res.Error != "" || res.ExitCode != 0 {
+		t.Fatalf("result %+v", res)
+	}
+	if res.Stdout != "one\ntwo\n" || res.Stderr != "done\n" || !strings.Contains(res.Combined, "one\ntwo\n") {
+		t.Errorf("stdout %q stderr %q combined %q", res.Stdout, res.Stderr, res.Combined)
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	needUnix(t)
+	r, _ := newRunner(t, `{ allow: ['sh *', 'false', 'true', 'exit *'] }`, nil)
+	for text, want := range map[string]int{"true": 0, "false": 1, "sh -c 'exit 3'": 3, "nonexistent-program-xyz": 126} {
+		res := r.Run(context.Background(), text, runner.RunOptions{})
+		if res.ExitCode != want {
+			t.Errorf("%s: exit %d, want %d (%+v)", text, res.ExitCode, want, res)
+		}
+	}
+}
+
+func TestDeniedBeforeRunning(t *testing.T) {
+	r, dir := newRunner(t, "readonly", nil)
+	victim := filepath.Join(dir, "x")
+	os.WriteFile(victim, []byte("keep"), 0o644)
+	res := r.Run(context.Background(), "git status; rm -rf x", runner.RunOptions{})
+	if res.Error == "" || res.DeniedBy != "shell.unknown_program" || len(res.Alternatives) == 0 {
+		t.Errorf("result %+v", res)
+	}
+	if _, err := os.Stat(victim); err != nil {
+		t.Errorf("x was removed: %v", err)
+	}
+}
+
+// A process tree (a background child and a foreground one) is gone within
+// timeout + 1 s of the deadline.
+func TestTimeoutKillsProcessTree(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	r, _ := newRunner(t, `{ allow: ['sh *', 'sleep *'], shell: { background: 'allow' } }`, nil)
+	marker := "3217.5"
+	start := time.Now()
+	res := r.Run(context.Background(), "sh -c 'sleep "+marker+" & sleep "+marker+"'", runner.RunOptions{Timeout: time.Second})
+	elapsed := time.Since(start)
+	if !res.TimedOut || res.ExitCode != 124 {
+		t.Errorf("result %+v", res)
+	}
+	if elapsed > 2500*time.Millisecond {
+		t.Errorf("returned after %v; deadline was 1s", elapsed)
+	}
+	deadline := time.Now().Add(time.Second)
+	for {
+		left := processesWith("sleep " + marker)
+		if len(left) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("processes survived the timeout: %v", left)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Background children left behind by a command that finished are killed too.
+func TestLeftoverChildrenKilled(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	r, _ := newRunner(t, `{ allow: ['sh *', 'sleep *'], shell: { background: 'allow' } }`, nil)
+	marker := "3218.5"
+	r, _ = newRunner(t, `{ allow: ['sh *', 'sleep *', 'echo *'], shell: { background: 'allow' } }`, nil)
+	res := r.Run(context.Background(), "sh -c 'sleep "+marker+" > /dev/null 2>&1 & echo started'", runner.RunOptions{Timeout: 10 * time.Second})
+	if res.TimedOut || res.Stdout != "started\n" {
+		t.Errorf("result %+v", res)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if left := processesWith("sleep " + marker); len(left) > 0 {
+		t.Errorf("background child outlived its command: %v", left)
+	}
+}
+
+func processesWith(needle string) []string {
+	var found []string
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		cmd := strings.ReplaceAll(string(b), "\x00", " ")
+		if strings.Contains(cmd, needle) && !strings.Contains(cmd, "sh -c") {
+			if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && strings.Contains(string(stat), ") Z ") {
+				continue // a zombie is already dead
+			}
+			found = append(found, e.Name()+": "+cmd)
+		}
+	}
+	return found
+}
+
+// yes floods: the output is capped with a marker, the process is stopped,
+// and memory stays bounded.
+func TestFloodIsCappedAndStopped(t *testing.T) {
+	needUnix(t)
+	r, _ := newRunner(t, `{ allow: ['yes'], limits: { max_output_bytes: 65536 } }`, nil)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	res := r.Run(context.Background(), "yes", runner.RunOptions{Timeout: 20 * time.Second})
+	runtime.ReadMemStats(&after)
+	if res.TimedOut || time.Since(start) > 5*time.Second {
+		t.Errorf("flood was not stopped early: %v, %+v", time.Since(start), res.TimedOut)
+	}
+	if !res.Truncated || !strings.Contains(res.Stdout, "rein cut") || !strings.Contains(res.Stderr, "rein stopped the command") {
+		t.Errorf("truncated=%v stdout has marker=%v stderr=%q", res.Truncated, strings.Contains(res.Stdout, "rein cut"), res.Stderr)
+	}
+	if len(res.Stdout) > 65536+200 {
+		t.Errorf("stdout is %d bytes, over the cap", len(res.Stdout))
+	}
+	if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > 16<<20 {
+		t.Errorf("heap grew by %d bytes", grew)
+	}
+}
+
+func TestSecretsNotInEnvironment(t *testing.T) {
+	needUnix(t)
+	t.Setenv("OPENAI_API_KEY", "sk-test-openai")
+	t.Setenv("GITHUB_TOKEN", "ghp-test")
+	r, _ := newRunner(t, "readonly", os.Environ())
+	res := r.Run(context.Background(), "env", runner.RunOptions{})
+	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "PATH=") {
+		t.Fatalf("result %+v", res)
+	}
+	for _, secret := range []string{"OPENAI_API_KEY", "GITHUB_TOKEN", "sk-test-openai", "ghp-test"} {
+		if strings.Contains(res.Stdout, secret) {
+			t.Errorf("env output contains %s", secret)
+		}
+	}
+}
+
+// A recipe that lets dynamic command names through to the run-time check:
+// $c expands to rm, which is stopped before it runs.
+func TestDynamicNameStoppedAtRunTime(t *testing.T) {
+	needUnix(t)
+	r, dir := newRunner(t, `{ allow: ['echo *'], shell: { dynamic_command_name: 'allow' } }`, nil)
+	victim := filepath.Join(dir, "x")
+	os.WriteFile(victim, []byte("keep"), 0o644)
+	res := r.Run(context.Background(), "echo before; c=rm; $c x; echo after", runner.RunOptions{})
+	if !strings.HasPrefix(res.Error, "stopped at run time") || res.DeniedBy != "shell.unknown_program" {
+		t.Errorf("result %+v", res)
+	}
+	if res.Stdout != "before\n" {
+		t.Errorf("stdout %q: the script must stop at the denial", res.Stdout)
+	}
+	if _, err := os.Stat(victim); err != nil {
+		t.Errorf("x was removed: %v", err)
+	}
+}
+
+// Builtins and eval are re-vetted too.
+func TestEvalReVetted(t *testing.T) {
+	needUnix(t)
+	r, dir := newRunner(t, `{ allow: ['echo *', 'eval *'], shell: { dynamic_command_name: 'allow' } }`, nil)
+	os.WriteFile(filepath.Join(dir, "x"), []byte("keep"), 0o644)
+	res := r.Run(context.Background(), `v="rm x"; eval "$v"`, runner.RunOptions{})
+	if !strings.HasPrefix(res.Error, "stopped at run time") {
+		t.Errorf("result %+v", res)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x")); err != nil {
+		t.Error("x was removed")
+	}
+}
+
+// Vetting bypassed on purpose (Interpret): the open handler still refuses a
+// write outside the allowed targets.
+func TestRedirectRefusedAtRunTime(t *testing.T) {
+	needUnix(t)
+	outside := filepath.Join(t.TempDir(), "outside.txt")
+	r, dir := newRunner(t, `{ allow: ['echo *'], shell: { redirect_write: 'workspace' } }`, nil)
+	res := r.Interpret(context.Background(), "echo hi > "+outside+"; echo inside > in.txt; echo bye > /dev/null", runner.RunOptions{})
+	if _, err := os.Stat(outside); err == nil {
+		t.Error("the file outside the workspace was written")
+	}
+	if !strings.Contains(res.Stderr, "refused by rein") {
+		t.Errorf("stderr %q", res.Stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "in.txt")); err != nil || string(b) != "inside\n" {
+		t.Errorf("write inside the workspace: %q %v", b, err)
+	}
+	readonly, _ := newRunner(t, "readonly", nil)
+	res = readonly.Interpret(context.Background(), "echo hi > "+outside, runner.RunOptions{})
+	if _, err := os.Stat(outside); err == nil || res.ExitCode == 0 {
+		t.Errorf("readonly let a redirect write: %+v", res)
+	}
+}
+
+func TestRunArgv(t *testing.T) {
+	needUnix(t)
+	r, dir := newRunner(t, "readonly", nil)
+	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+	res := r.RunArgv(context.Background(), []string{"echo", "a b", "$(rm x)"}, runner.RunOptions{})
+	if res.Error != "" || res.Stdout != "a b $(rm x)\n" {
+		t.Errorf("argv is not shell text: %+v", res)
+	}
+	res = r.RunArgv(context.Background(), []string{"pwd"}, runner.RunOptions{Dir: "sub"})
+	if strings.TrimSpace(res.Stdout) != filepath.Join(dir, "sub") {
+		t.Errorf("cwd: %+v", res)
+	}
+	if res = r.RunArgv(context.Background(), []string{"rm", "x"}, runner.RunOptions{}); res.DeniedBy == "" {
+		t.Errorf("rm allowed: %+v", res)
+	}
+	if res = r.RunArgv(context.Background(), []string{"ls"}, runner.RunOptions{Dir: ".."}); !strings.Contains(res.Error, "outside the workspace") {
+		t.Errorf("cwd outside: %+v", res)
+	}
+	if res = r.RunArgv(context.Background(), []string{"ls"}, runner.RunOptions{Timeout: time.Hour}); !strings.Contains(res.Error, "max_timeout") {
+		t.Errorf("timeout over max: %+v", res)
+	}
+}
