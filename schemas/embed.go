@@ -8,3 +8,8 @@ import _ "embed"
 //
 //go:embed recipe.schema.json
 var Recipe []byte
+
+// ToolResult is the JSON Schema of a command tool's result (or error).
+//
+//go:embed tool-result.schema.json
+var ToolResult []byte

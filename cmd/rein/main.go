@@ -36,6 +36,7 @@ type cli struct {
 	Check   checkCmd   `cmd:"" help:"Vet a command without running it: verdict, the rule behind it, and why."`
 	Test    testCmd    `cmd:"" help:"Run the policy tests of the recipe and the built-in presets."`
 	Compile compileCmd `cmd:"" help:"Print the compiled recipe as JSON."`
+	Exec    execCmd    `cmd:"" help:"Vet a command, then run it with rein's embedded shell under the same policy."`
 	Version versionCmd `cmd:"" help:"Print rein's version."`
 }
 

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/reinsh/rein/shellparse"
 )
@@ -132,4 +133,22 @@ func (p *Policy) CheckOpen(path string, write bool, cwd string) Result {
 	}
 	res, _ := p.redirect(r, cwd)
 	return res
+}
+
+// CheckPath decides a file tool's access to an absolute path (symlinks
+// already resolved): secret paths are denied, then paths.read or
+// paths.write must match.
+func (p *Policy) CheckPath(abs string, write bool) Result {
+	abs = filepath.ToSlash(abs)
+	if pat, ok := p.secret.match(abs); ok {
+		return Result{Deny, "paths.deny", fmt.Sprintf("%s matches the secret path %s", abs, pat)}
+	}
+	set, rule, verb := p.read, "paths.read", "reading"
+	if write {
+		set, rule, verb = p.write, "paths.write", "writing"
+	}
+	if pat, ok := set.match(abs); ok {
+		return Result{Allow, rule, fmt.Sprintf("%s matches %s", abs, pat)}
+	}
+	return Result{Deny, rule, fmt.Sprintf("%s %s is not allowed: no %s glob matches it", verb, abs, rule)}
 }

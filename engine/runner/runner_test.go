@@ -1,7 +1,9 @@
 package runner_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -9,9 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/engine/recipe"
 	"github.com/reinsh/rein/engine/runner"
+	"github.com/reinsh/rein/schemas"
 )
 
 // newRunner compiles a recipe (Jsonnet text, or a preset name) for a fresh
@@ -266,5 +271,33 @@ func TestRunArgv(t *testing.T) {
 	}
 	if res = r.RunArgv(context.Background(), []string{"ls"}, runner.RunOptions{Timeout: time.Hour}); !strings.Contains(res.Error, "max_timeout") {
 		t.Errorf("timeout over max: %+v", res)
+	}
+}
+
+// Results validate against schemas/tool-result.schema.json in both forms.
+func TestResultMatchesSchema(t *testing.T) {
+	needUnix(t)
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemas.ToolResult))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("tool-result.schema.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile("tool-result.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := newRunner(t, "readonly", nil)
+	for _, text := range []string{"echo hi", "rm x", "echo 'unterminated"} {
+		b, err := json.Marshal(r.Run(context.Background(), text, runner.RunOptions{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, _ := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		if err := sch.Validate(v); err != nil {
+			t.Errorf("%s: %s does not match the schema: %v", text, b, err)
+		}
 	}
 }

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/reinsh/rein/engine/policy"
+	"github.com/reinsh/rein/engine/report"
+	"github.com/reinsh/rein/engine/runner"
+)
+
+type execCmd struct {
+	Command []string      `arg:"" passthrough:"partial" help:"Shell text to run (quote it); put rein's flags first."`
+	JSON    bool          `help:"Print the result object instead of the live output."`
+	Timeout time.Duration `help:"Stop the command after this long (default: the recipe's limits.timeout)."`
+	DryRun  bool          `name:"dry-run" help:"Vet and show the decision; run nothing."`
+	Yes     bool          `short:"y" help:"Approve commands whose verdict is ask. Never overrides deny."`
+	Cwd     string        `help:"Working folder, inside the workspace (default: the workspace)." placeholder:"DIR"`
+}
+
+func (c *execCmd) Help() string {
+	return `Vets the command like 'rein check', then runs it with rein's embedded shell
+(no bash needed): every command is re-vetted as it runs, each program runs in
+its own process group with a timeout, output is capped, and the environment
+is built from the recipe (secrets removed).
+
+Exit status: the command's own; 124 when it timed out; 1 when it was denied;
+3 when it needs confirmation (--yes); 2 on a usage or recipe error.`
+}
+
+func (c *execCmd) Run(g *Globals, e *env) error {
+	p, err := loadPolicy(g, "exec")
+	if err != nil {
+		return err
+	}
+	text := strings.Join(c.Command, " ")
+	d := p.Check(text)
+	switch {
+	case d.Verdict == policy.Deny:
+		report.Decision(e.stderr, d)
+		return codeError(exitDeny)
+	case d.Verdict == policy.Ask && !c.Yes:
+		report.Decision(e.stderr, d)
+		fmt.Fprintln(e.stderr, "rein: this command needs confirmation; run again with --yes to approve it")
+		return codeError(exitAsk)
+	case c.DryRun:
+		report.Decision(e.stdout, d)
+		fmt.Fprintln(e.stdout, "(dry run: nothing was run)")
+		return nil
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	opts := runner.RunOptions{Timeout: c.Timeout, Approved: c.Yes, Dir: c.Cwd}
+	if !e.stdinTerminal {
+		opts.Stdin = e.stdin
+	}
+	if !c.JSON {
+		opts.Stdout, opts.Stderr = e.stdout, e.stderr
+	}
+	res := runner.New(p, runner.Options{}).Run(ctx, text, opts)
+	if c.JSON {
+		if err := writeJSON(e.stdout, res, true); err != nil {
+			return err
+		}
+	} else {
+		c.explain(e.stderr, res)
+	}
+	switch {
+	case res.DeniedBy != "":
+		return codeError(exitDeny)
+	case res.Error != "":
+		return codeError(exitUsage)
+	case res.ExitCode != 0:
+		return codeError(min(max(res.ExitCode, 1), 255))
+	}
+	return nil
+}
+
+// explain tells a person what the live output does not show.
+func (c *execCmd) explain(w io.Writer, res *runner.Result) {
+	switch {
+	case res.Decision != nil:
+		fmt.Fprintln(w, "rein: "+res.Error)
+	case res.Error != "":
+		fmt.Fprintln(w, "rein: "+res.Error)
+	case res.TimedOut:
+		fmt.Fprintf(w, "rein: timed out after %s (exit 124)\n", time.Duration(res.DurationMS)*time.Millisecond)
+	case res.Truncated:
+		fmt.Fprintln(w, "rein: output was longer than limits.max_output_bytes; the result kept its head and tail")
+	}
+}

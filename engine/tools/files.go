@@ -1,0 +1,353 @@
+// Package tools implements the built-in tools a model can call besides
+// running commands: glob, file_read, grep, file_write, list_directory and
+// system_info. They are plain Go (no shell) and confined to the workspace
+// and the recipe's paths globs; symlinks are resolved before any check.
+package tools
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/reinsh/rein/engine/policy"
+)
+
+// Files gives confined access to the workspace.
+type Files struct {
+	policy    *policy.Policy
+	workspace string // as configured
+	real      string // with symlinks resolved
+	maxBytes  int
+}
+
+// NewFiles makes the file tools for a policy's workspace.
+func NewFiles(p *policy.Policy) *Files {
+	ws := p.Recipe().Workspace
+	real, err := filepath.EvalSymlinks(ws)
+	if err != nil {
+		real = ws
+	}
+	return &Files{policy: p, workspace: ws, real: real, maxBytes: p.Recipe().Limits.MaxFileBytes}
+}
+
+// Limits on search output.
+const (
+	maxMatches = 500
+	maxGlob    = 1000
+)
+
+// resolve turns a tool's path argument into an absolute path with symlinks
+// resolved, refusing anything outside the workspace or not allowed by the
+// paths globs. For writes, the path may not exist yet.
+func (f *Files) resolve(arg string, write bool) (string, error) {
+	p := arg
+	if p == "" {
+		p = "."
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(f.workspace, p)
+	}
+	p = filepath.Clean(p)
+	if !policy.Inside(p, f.workspace) && !policy.Inside(p, f.real) {
+		return "", fmt.Errorf("%s resolves to %s, outside the workspace %s", arg, p, f.workspace)
+	}
+	real, err := evalExisting(p)
+	if err != nil {
+		return "", fmt.Errorf("%s: %v", arg, err)
+	}
+	if !policy.Inside(real, f.real) {
+		return "", fmt.Errorf("%s resolves through a symbolic link to %s, outside the workspace %s", arg, real, f.workspace)
+	}
+	if res := f.policy.CheckPath(real, write); res.Verdict != policy.Allow {
+		return "", fmt.Errorf("%s is refused by rule %s: %s", arg, res.Rule, res.Reason)
+	}
+	return real, nil
+}
+
+// evalExisting resolves symlinks in the longest existing prefix of p and
+// appends the rest, so that paths to be created are checked too.
+func evalExisting(p string) (string, error) {
+	rest := ""
+	for {
+		real, err := filepath.EvalSymlinks(p)
+		if err == nil {
+			return filepath.Join(real, rest), nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return "", err
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
+}
+
+func (f *Files) rel(abs string) string {
+	if r, err := filepath.Rel(f.real, abs); err == nil {
+		return filepath.ToSlash(r)
+	}
+	return abs
+}
+
+// ReadResult is file_read's result.
+type ReadResult struct {
+	Output    string `json:"output"`
+	Bytes     int    `json:"bytes"`
+	Truncated bool   `json:"truncated"`
+}
+
+// Read returns lines [offset, offset+limit) of a file (1-based; 0 = from
+// the start / to the end), at most limits.max_file_bytes of it.
+func (f *Files) Read(path string, offset, limit int) (*ReadResult, error) {
+	abs, err := f.resolve(path, false)
+	if err != nil {
+		return nil, err
+	}
+	file, err := os.Open(abs)
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	if st, err := file.Stat(); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("%s is a folder; use list_directory", path)
+	}
+	if offset < 0 || limit < 0 {
+		return nil, fmt.Errorf("offset and limit must not be negative")
+	}
+	var out bytes.Buffer
+	res := &ReadResult{}
+	limited := &io.LimitedReader{R: file, N: int64(f.maxBytes) + 1}
+	r := bufio.NewReader(limited)
+	first := max(offset, 1)
+	for line := 1; ; line++ {
+		text, err := r.ReadString('\n')
+		if text != "" && line >= first {
+			if limit > 0 && line >= first+limit {
+				res.Truncated = true // more lines follow the window
+				break
+			}
+			out.WriteString(text)
+		}
+		if err != nil {
+			break
+		}
+	}
+	if limited.N <= 0 || out.Len() > f.maxBytes {
+		out.Truncate(min(out.Len(), f.maxBytes))
+		res.Truncated = true
+	}
+	res.Output, res.Bytes = out.String(), out.Len()
+	return res, nil
+}
+
+// WriteResult is file_write's result.
+type WriteResult struct {
+	Output string `json:"output"`
+	Bytes  int    `json:"bytes"`
+}
+
+// Write creates (or appends to) a file, creating parent folders.
+func (f *Files) Write(path, content string, appendTo bool) (*WriteResult, error) {
+	if len(content) > f.maxBytes {
+		return nil, fmt.Errorf("content is %d bytes; limits.max_file_bytes is %d", len(content), f.maxBytes)
+	}
+	abs, err := f.resolve(path, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return nil, err
+	}
+	flag := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	verb := "wrote"
+	if appendTo {
+		flag, verb = os.O_WRONLY|os.O_CREATE|os.O_APPEND, "appended"
+	}
+	file, err := os.OpenFile(abs, flag, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	n, err := file.WriteString(content)
+	if cerr := file.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &WriteResult{Output: fmt.Sprintf("%s %d bytes to %s", verb, n, f.rel(abs)), Bytes: n}, nil
+}
+
+// Entry is one list_directory entry.
+type Entry struct {
+	Name string `json:"name"`
+	Type string `json:"type"` // file, dir, symlink, other
+	Size int64  `json:"size"`
+}
+
+// ListResult is list_directory's result.
+type ListResult struct {
+	Entries []Entry `json:"entries"`
+}
+
+// List lists a folder.
+func (f *Files) List(path string) (*ListResult, error) {
+	abs, err := f.resolve(path, false)
+	if err != nil {
+		return nil, err
+	}
+	des, err := os.ReadDir(abs)
+	if err != nil {
+		return nil, err
+	}
+	res := &ListResult{Entries: []Entry{}}
+	for _, de := range des {
+		e := Entry{Name: de.Name(), Type: "other"}
+		switch {
+		case de.Type()&fs.ModeSymlink != 0:
+			e.Type = "symlink"
+		case de.IsDir():
+			e.Type = "dir"
+		case de.Type().IsRegular():
+			e.Type = "file"
+		}
+		if info, err := de.Info(); err == nil && e.Type == "file" {
+			e.Size = info.Size()
+		}
+		res.Entries = append(res.Entries, e)
+	}
+	return res, nil
+}
+
+// SearchResult is the result of glob and grep.
+type SearchResult struct {
+	Output string `json:"output"`
+	Count  int    `json:"count"`
+}
+
+// Glob lists files under path matching a pattern (** spans folders).
+func (f *Files) Glob(pattern, path string) (*SearchResult, error) {
+	if pattern == "" {
+		return nil, errors.New("pattern is required, e.g. **/*.go")
+	}
+	root, err := f.resolve(path, false)
+	if err != nil {
+		return nil, err
+	}
+	var found []string
+	err = f.walk(root, func(abs string) bool {
+		rel, _ := filepath.Rel(root, abs)
+		if policy.MatchPath(pattern, filepath.ToSlash(rel)) {
+			found = append(found, f.rel(abs))
+		}
+		return len(found) < maxGlob
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(found)
+	out := strings.Join(found, "\n")
+	if len(found) >= maxGlob {
+		out += fmt.Sprintf("\n[stopped at %d files; narrow the pattern]", maxGlob)
+	}
+	return &SearchResult{Output: out, Count: len(found)}, nil
+}
+
+// Grep searches files under path for an RE2 pattern; glob filters file
+// names. Output lines are "file:line: text".
+func (f *Files) Grep(pattern, path, glob string) (*SearchResult, error) {
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, fmt.Errorf("pattern is not a valid RE2 regular expression: %v", err)
+	}
+	root, err := f.resolve(path, false)
+	if err != nil {
+		return nil, err
+	}
+	var out strings.Builder
+	count := 0
+	err = f.walk(root, func(abs string) bool {
+		if glob != "" {
+			if ok, _ := filepath.Match(glob, filepath.Base(abs)); !ok {
+				return true
+			}
+		}
+		count += f.grepFile(abs, re, &out, maxMatches-count)
+		return count < maxMatches
+	})
+	if err != nil {
+		return nil, err
+	}
+	if count >= maxMatches {
+		fmt.Fprintf(&out, "[stopped at %d matches; narrow the pattern or the path]\n", maxMatches)
+	}
+	return &SearchResult{Output: out.String(), Count: count}, nil
+}
+
+func (f *Files) grepFile(abs string, re *regexp.Regexp, out *strings.Builder, room int) int {
+	file, err := os.Open(abs)
+	if err != nil {
+		return 0
+	}
+	defer file.Close()
+	head := make([]byte, 8000)
+	n, _ := io.ReadFull(file, head)
+	if bytes.IndexByte(head[:n], 0) >= 0 {
+		return 0 // binary
+	}
+	if _, err := file.Seek(0, io.SeekStart); err != nil {
+		return 0
+	}
+	sc := bufio.NewScanner(io.LimitReader(file, int64(f.maxBytes)))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	count := 0
+	for line := 1; sc.Scan() && count < room; line++ {
+		if re.Match(sc.Bytes()) {
+			fmt.Fprintf(out, "%s:%d: %s\n", f.rel(abs), line, sc.Text())
+			count++
+		}
+	}
+	return count
+}
+
+// walk visits regular files below root (or root itself if it is a file),
+// skipping .git and anything the policy does not let be read, and never
+// following links out of the workspace.
+func (f *Files) walk(root string, visit func(abs string) bool) error {
+	stop := errors.New("stop")
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if d.Name() == ".git" && p != root {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		if res := f.policy.CheckPath(p, false); res.Verdict != policy.Allow {
+			return nil
+		}
+		if !visit(p) {
+			return stop
+		}
+		return nil
+	})
+	if err == stop {
+		return nil
+	}
+	return err
+}

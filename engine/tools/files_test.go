@@ -1,0 +1,171 @@
+package tools_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/reinsh/rein/engine/policy"
+	"github.com/reinsh/rein/engine/recipe"
+	"github.com/reinsh/rein/engine/runner"
+	"github.com/reinsh/rein/engine/tools"
+)
+
+func setup(t *testing.T, recipeText string) (*tools.Files, *policy.Policy, string) {
+	t.Helper()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(recipeText), 0o644)
+	os.MkdirAll(filepath.Join(dir, "src", "pkg"), 0o755)
+	os.WriteFile(filepath.Join(dir, "README.md"), []byte("# demo\nline two\nline three\nTODO: four\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "src", "main.go"), []byte("package main\n// TODO: fix\nfunc main() {}\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "src", "pkg", "util.go"), []byte("package pkg\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, ".env"), []byte("SECRET=1\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "blob.bin"), []byte("TODO\x00binary"), 0o644)
+	r, err := recipe.Load(recipe.Options{Dir: dir, CacheDir: "-", UserFile: "-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := policy.New(r, policy.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tools.NewFiles(p), p, dir
+}
+
+func TestRefusesPathsOutside(t *testing.T) {
+	f, _, dir := setup(t, `{}`)
+	link := filepath.Join(dir, "etc-link")
+	if runtime.GOOS != "windows" {
+		if err := os.Symlink("/etc", link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		path, want string
+	}{
+		{"../x", "outside the workspace"},
+		{"src/../../x", "outside the workspace"},
+		{"/etc/passwd", "/etc/passwd, outside the workspace"},
+		{"etc-link/passwd", "symbolic link to /etc/passwd"},
+		{".env", "paths.deny"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			if runtime.GOOS == "windows" && strings.Contains(tt.path, "etc") {
+				t.Skip("POSIX paths")
+			}
+			if _, err := f.Read(tt.path, 0, 0); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("read %s: %v, want an error containing %q", tt.path, err, tt.want)
+			}
+			if _, err := f.Write(tt.path, "x", false); err == nil {
+				t.Errorf("write %s was allowed", tt.path)
+			}
+			if _, err := f.List(tt.path); err == nil && tt.path != ".env" {
+				t.Errorf("list %s was allowed", tt.path)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(dir), "x")); err == nil {
+		t.Error("a file was written outside the workspace")
+	}
+}
+
+func TestReadWindow(t *testing.T) {
+	f, _, _ := setup(t, `{}`)
+	tests := []struct {
+		offset, limit int
+		want          string
+		truncated     bool
+	}{
+		{0, 0, "# demo\nline two\nline three\nTODO: four\n", false},
+		{2, 2, "line two\nline three\n", true},
+		{4, 10, "TODO: four\n", false},
+		{9, 1, "", false},
+	}
+	for _, tt := range tests {
+		res, err := f.Read("README.md", tt.offset, tt.limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Output != tt.want || res.Truncated != tt.truncated || res.Bytes != len(tt.want) {
+			t.Errorf("offset %d limit %d: %+v", tt.offset, tt.limit, res)
+		}
+	}
+}
+
+func TestSizeLimits(t *testing.T) {
+	f, _, dir := setup(t, `{ limits: { max_file_bytes: 16 } }`)
+	res, err := f.Read("README.md", 0, 0)
+	if err != nil || !res.Truncated || len(res.Output) != 16 {
+		t.Errorf("read over the limit: %+v %v", res, err)
+	}
+	if _, err := f.Write("big.txt", strings.Repeat("x", 17), false); err == nil || !strings.Contains(err.Error(), "max_file_bytes") {
+		t.Errorf("write over the limit: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "big.txt")); err == nil {
+		t.Error("big.txt was written")
+	}
+}
+
+func TestWriteAndAppend(t *testing.T) {
+	f, _, dir := setup(t, `{ paths: { write: ['out/**'] } }`)
+	if _, err := f.Write("out/a/b.txt", "one\n", false); err != nil {
+		t.Fatal(err)
+	}
+	res, err := f.Write("out/a/b.txt", "two\n", true)
+	if err != nil || res.Bytes != 4 {
+		t.Fatalf("append: %+v %v", res, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "out", "a", "b.txt")); string(b) != "one\ntwo\n" {
+		t.Errorf("content %q", b)
+	}
+	if _, err := f.Write("src/main.go", "x", false); err == nil || !strings.Contains(err.Error(), "paths.write") {
+		t.Errorf("write outside paths.write: %v", err)
+	}
+}
+
+func TestGrepGlobList(t *testing.T) {
+	f, _, _ := setup(t, `{}`)
+	res, err := f.Grep("TODO", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Count != 2 || !strings.Contains(res.Output, "README.md:4: TODO: four\n") || !strings.Contains(res.Output, "src/main.go:2: // TODO: fix\n") {
+		t.Errorf("grep: %+v", res)
+	}
+	if strings.Contains(res.Output, "blob.bin") || strings.Contains(res.Output, ".env") {
+		t.Errorf("grep read a binary or secret file: %s", res.Output)
+	}
+	if res, _ := f.Grep("TODO", "src", "*.md"); res.Count != 0 {
+		t.Errorf("glob filter: %+v", res)
+	}
+	if _, err := f.Grep("(", "", ""); err == nil || !strings.Contains(err.Error(), "RE2") {
+		t.Errorf("bad pattern: %v", err)
+	}
+	g, err := f.Glob("**/*.go", "")
+	if err != nil || g.Count != 2 || g.Output != "src/main.go\nsrc/pkg/util.go" {
+		t.Errorf("glob: %+v %v", g, err)
+	}
+	l, err := f.List("src")
+	if err != nil || len(l.Entries) != 2 || l.Entries[0].Name != "main.go" || l.Entries[0].Type != "file" || l.Entries[1].Type != "dir" {
+		t.Errorf("list: %+v %v", l, err)
+	}
+}
+
+func TestSystemInfo(t *testing.T) {
+	_, p, dir := setup(t, `local rein = import 'rein.libsonnet'; rein.presets.go`)
+	r := runner.New(p, runner.Options{})
+	info := tools.System(context.Background(), r, dir)
+	if info.OS != runtime.GOOS || info.CPUs < 1 || info.Shell != "embedded" || info.Workspace != dir {
+		t.Errorf("info %+v", info)
+	}
+	if v := info.Tools["go"]; v == nil || !strings.HasPrefix(*v, "go version") {
+		t.Errorf("go version through the runner: %v", v)
+	}
+	if v, ok := info.Tools["cargo"]; !ok || v != nil && !strings.Contains(*v, "cargo") {
+		t.Errorf("cargo: %v", v)
+	}
+}
