@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/alecthomas/kong"
@@ -56,6 +57,9 @@ func (c codeError) Error() string { return fmt.Sprintf("exit %d", int(c)) }
 type exitRequest struct{ code int }
 
 func main() {
+	// rein is short-lived and its heap small and bounded (output is capped):
+	// collecting less often saves about a millisecond per run.
+	debug.SetGCPercent(400)
 	st, _ := os.Stdin.Stat()
 	terminal := st != nil && st.Mode()&os.ModeCharDevice != 0
 	os.Exit(run(os.Args[1:], &env{stdin: os.Stdin, stdinTerminal: terminal, stdout: os.Stdout, stderr: os.Stderr}))

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -192,5 +193,41 @@ func TestReadmeRecipe(t *testing.T) {
 	out, errOut, code := rein(t, dir, "", "test", "--no-presets")
 	if code != exitOK {
 		t.Errorf("rein test on the README recipe: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+func TestExec(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX commands")
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "README.md"), []byte("hello\n"), 0o644)
+	out, errOut, code := rein(t, dir, "", "exec", "cat README.md; echo oops >&2; false")
+	if code != 1 || out != "hello\n" || errOut != "oops\n" {
+		t.Errorf("exit %d stdout %q stderr %q", code, out, errOut)
+	}
+	out, errOut, code = rein(t, dir, "", "exec", "git status; rm -rf x")
+	if code != exitDeny || out != "" || !strings.Contains(errOut, "rule shell.unknown_program") {
+		t.Errorf("denied: exit %d stdout %q stderr %q", code, out, errOut)
+	}
+	out, _, code = rein(t, dir, "", "exec", "--dry-run", "cat README.md")
+	if code != exitOK || !strings.Contains(out, "dry run: nothing was run") || strings.Contains(out, "hello") {
+		t.Errorf("dry run: exit %d %q", code, out)
+	}
+	out, _, code = rein(t, dir, "", "exec", "--json", "cat README.md")
+	var res struct {
+		Stdout   string `json:"stdout"`
+		ExitCode int    `json:"exit_code"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != exitOK || res.Stdout != "hello\n" {
+		t.Errorf("json: exit %d %q %v", code, out, err)
+	}
+	_, errOut, code = rein(t, dir, "", "exec", "--timeout", "300ms", "sleep 5")
+	if code != 124 || !strings.Contains(errOut, "timed out") {
+		t.Errorf("timeout: exit %d %q", code, errOut)
+	}
+	_, errOut, code = rein(t, dir, "", "--preset", "git", "exec", "git commit -m x")
+	if code != exitAsk || !strings.Contains(errOut, "--yes") {
+		t.Errorf("ask: exit %d %q", code, errOut)
 	}
 }

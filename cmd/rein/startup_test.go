@@ -1,0 +1,87 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func benchRun(b *testing.B, args ...string) {
+	dir := b.TempDir()
+	b.Setenv("XDG_CONFIG_HOME", b.TempDir())
+	b.Setenv("REIN_CACHE_DIR", b.TempDir())
+	run(append([]string{"--dir", dir}, args...), &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}) // warm the cache
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var out bytes.Buffer
+		run(append([]string{"--dir", dir}, args...), &env{stdin: strings.NewReader(""), stdout: &out, stderr: &out})
+	}
+}
+
+// In-process costs (no process start): what rein itself adds.
+func BenchmarkInProcessCheck(b *testing.B)   { benchRun(b, "check", "git status") }
+func BenchmarkInProcessExec(b *testing.B)    { benchRun(b, "exec", "true") }
+func BenchmarkInProcessVersion(b *testing.B) { benchRun(b, "version") }
+
+var (
+	buildOnce sync.Once
+	binary    string
+	buildErr  error
+)
+
+// reinBinary builds rein once for whole-process benchmarks.
+func reinBinary(b *testing.B) string {
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "rein-bench")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binary = filepath.Join(dir, "rein")
+		cmd := exec.Command("go", "build", "-o", binary, ".")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = err
+			b.Logf("%s", out)
+		}
+	})
+	if buildErr != nil {
+		b.Skipf("cannot build rein: %v", buildErr)
+	}
+	return binary
+}
+
+func benchProcess(b *testing.B, name string, args ...string) {
+	dir := b.TempDir()
+	b.Setenv("REIN_CACHE_DIR", b.TempDir())
+	b.Setenv("XDG_CONFIG_HOME", b.TempDir())
+	run := func() {
+		cmd := exec.Command(name, args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%s %v: %v\n%s", name, args, err, out)
+		}
+	}
+	run() // warm the compile cache
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		run()
+	}
+}
+
+// Whole-process: rein exec 'true' against bash -c true, same run.
+func BenchmarkProcessReinExecTrue(b *testing.B) { benchProcess(b, reinBinary(b), "exec", "true") }
+func BenchmarkProcessReinCheck(b *testing.B) {
+	benchProcess(b, reinBinary(b), "check", "git status")
+}
+func BenchmarkProcessBashTrue(b *testing.B) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		b.Skip("no bash")
+	}
+	benchProcess(b, "bash", "-c", "true")
+}
