@@ -117,6 +117,9 @@ type compiledRule struct {
 	needsEnv bool
 	// scriptFields are the script fields the rule reads.
 	scriptFields scriptFields
+	// anyOf, when set, is the list a when-rule of the form any(script.X, …)
+	// ranges over: with X empty the rule is false without running it.
+	anyOf scriptFields
 }
 
 // mayMatch is the cheap pre-check of an each-rule's leading guard.
@@ -180,6 +183,9 @@ func compileRule(r recipe.Rule, locate func(string) string) (*compiledRule, erro
 		cr.needsEnv = guardEnv.MatchString(r.Each)
 	}
 	cr.scriptFields = referencedScriptFields(r.Each + " " + r.When)
+	if m := guardAny.FindStringSubmatch(r.When); m != nil && isWholeAny(r.When) {
+		cr.anyOf = referencedScriptFields("script." + m[1])
+	}
 	if r.When != "" {
 		if cr.when, err = compile("when", r.When); err != nil {
 			return nil, err
@@ -193,6 +199,7 @@ var (
 	guardIn     = regexp.MustCompile(`^\s*cmd\.name\s+in\s*\[([^\]]*)\]\s*(&&|$)`)
 	quoted      = regexp.MustCompile(`"([^"\\]*)"`)
 	guardEnv    = regexp.MustCompile(`^\s*len\(cmd\.env\)\s*>\s*0\s*&&`)
+	guardAny    = regexp.MustCompile(`^\s*any\(script\.(commands|redirects|assignments),`)
 	scriptField = regexp.MustCompile(`script\.(\w+)`)
 )
 
@@ -292,4 +299,45 @@ func fillScriptEnv(env *ScriptEnv, s *shellparse.Script, f scriptFields) {
 			env.Assignments = append(env.Assignments, AssignmentEnv{Name: a.Name, Value: a.Value, Dynamic: a.Dynamic})
 		}
 	}
+}
+
+// isWholeAny reports whether an expression is one any(...) call: its first
+// parenthesis closes at the end, so nothing is or-ed with it.
+func isWholeAny(src string) bool {
+	src = strings.TrimSpace(src)
+	depth, inString := 0, byte(0)
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case inString != 0:
+			if c == '\\' {
+				i++
+			} else if c == inString {
+				inString = 0
+			}
+		case c == '"' || c == '\'' || c == '`':
+			inString = c
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+			if depth == 0 {
+				return i == len(src)-1
+			}
+		}
+	}
+	return false
+}
+
+// emptyList reports whether the script list a when-rule ranges over is empty.
+func emptyList(s *shellparse.Script, f scriptFields) bool {
+	switch f {
+	case fieldCommands:
+		return len(s.Commands) == 0
+	case fieldRedirects:
+		return len(s.Redirects) == 0
+	case fieldAssignments:
+		return len(s.Assignments) == 0
+	}
+	return false
 }

@@ -70,3 +70,26 @@ func TestInsideAndIsPath(t *testing.T) {
 		}
 	}
 }
+
+func TestIsWholeAny(t *testing.T) {
+	for src, want := range map[string]bool{
+		`any(script.assignments, {#.name == "PATH"})`:            true,
+		` any(script.commands, {#.name in ["a", ")"]}) `:         true,
+		`any(script.assignments, {#.name == "x"}) || true`:       false,
+		`any(script.assignments, {#.name == "x"}) && len(x) > 0`: false,
+		`len(script.commands) > 3`:                               false,
+	} {
+		if got := isWholeAny(src); got != want {
+			t.Errorf("isWholeAny(%q) = %v", src, got)
+		}
+	}
+}
+
+func TestClearBelow(t *testing.T) {
+	ps := newPathSet([]string{"~/.ssh/**", "**/.env", "/etc/shadow"}, "/home/dev/proj", "/home/dev")
+	for dir, want := range map[string]bool{"/home/dev/proj": true, "/home/dev": false, "/": false, "/home/dev/.ssh/x": false, "/tmp": true} {
+		if got := ps.clearBelow(dir); got != want {
+			t.Errorf("clearBelow(%s) = %v, want %v", dir, got, want)
+		}
+	}
+}

@@ -213,3 +213,23 @@ func IsPath(s string) bool {
 	dot := strings.LastIndexByte(s, '.')
 	return dot > 0 && dot < len(s)-1
 }
+
+// clearBelow reports whether no anchored glob (one not of the form **/NAME)
+// can match a path below dir: each one's literal prefix is neither inside
+// dir nor a parent of it... unless that prefix lies outside dir entirely.
+func (ps *pathSet) clearBelow(dir string) bool {
+	dir = path.Clean(filepath.ToSlash(dir))
+	for _, g := range ps.globs {
+		if g.base != "" {
+			continue
+		}
+		if g.anywhere != nil {
+			return false // a multi-segment **/a/b glob can match anywhere
+		}
+		prefix := strings.TrimSuffix(g.prefix, "/")
+		if prefix == "" || Inside(prefix, dir) || Inside(dir, prefix) {
+			return false
+		}
+	}
+	return true
+}

@@ -11,6 +11,8 @@ package policy
 import (
 	"fmt"
 	"os"
+	"path"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -42,7 +44,7 @@ type Policy struct {
 	deflt    Verdict
 
 	// Alternatives are fixed for a recipe: computed once.
-	cwdSecret           bool
+	cwdClear            bool // no anchored secret glob can match below cwd
 	catalogAlternatives []string
 	subAlternatives     map[string][]string
 }
@@ -58,7 +60,7 @@ func (p *Policy) In(dir string) *Policy {
 	}
 	c := *p
 	c.cwd = dir
-	_, c.cwdSecret = c.secret.match(c.secret.resolve("x", dir))
+	c.cwdClear = c.secret.clearBelow(dir)
 	return &c
 }
 
@@ -120,9 +122,7 @@ func New(r *recipe.Recipe, opts Options) (*Policy, error) {
 	p.read = newPathSet(r.Paths.Read, r.Workspace, home)
 	p.write = newPathSet(r.Paths.Write, r.Workspace, home)
 	p.secret = newPathSet(r.Paths.Deny, r.Workspace, home)
-	// A bare name can only match an anchored secret glob if the working
-	// folder lies inside a secret folder; then every name is resolved.
-	_, p.cwdSecret = p.secret.match(p.secret.resolve("x", p.cwd))
+	p.cwdClear = p.secret.clearBelow(p.cwd)
 	sh := r.Shell
 	p.shell = map[string]Verdict{
 		shellparse.ConstructSubstitution: mustVerdict(sh.Substitution),
@@ -286,6 +286,10 @@ func (ev *evaluation) when(r *compiledRule) (bool, error) {
 	if v, ok := ev.whenDone[r]; ok {
 		return v, nil
 	}
+	if r.anyOf != 0 && emptyList(ev.script, r.anyOf) {
+		ev.whenDone[r] = false
+		return false, nil
+	}
 	ev.env = RuleEnv{Script: ev.scriptEnv(r.scriptFields), Workspace: ev.p.workspace, Cwd: ev.p.cwd, Tool: ev.p.tool}
 	v, err := ev.run(r.when, &ev.env)
 	ev.whenDone[r] = v
@@ -408,10 +412,12 @@ func (p *Policy) secretArg(c *shellparse.Command) *Result {
 		}
 		var pat string
 		var ok bool
-		if strings.ContainsAny(v, `/\~`) || v == "." || v == ".." || p.cwdSecret {
-			pat, ok = p.secret.match(p.secret.resolve(v, p.cwd))
+		if p.cwdClear && !strings.HasPrefix(v, "/") && !strings.HasPrefix(v, "~") && !strings.HasPrefix(v, `\`) && !strings.Contains(v, "..") {
+			// A plain relative path stays below cwd, where no anchored
+			// secret glob reaches: only its base name can match.
+			pat, ok = p.secret.matchName(path.Base(filepath.ToSlash(v)))
 		} else {
-			pat, ok = p.secret.matchName(v)
+			pat, ok = p.secret.match(p.secret.resolve(v, p.cwd))
 		}
 		if ok {
 			return &Result{Deny, "paths.deny", fmt.Sprintf("%s names %s, which matches the secret path %s", c.Name, v, pat)}

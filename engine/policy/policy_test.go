@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/reinsh/rein/engine/policy"
+	"github.com/reinsh/rein/engine/recipe"
 )
 
 // Each bypass class that tools in this field have fallen to, with the
@@ -226,5 +227,33 @@ func TestCheckArgvAtRunTime(t *testing.T) {
 		if d := p.CheckArgv(tt.argv, tt.env); d.Verdict != tt.want {
 			t.Errorf("%q: got %s by %s, want %s", tt.argv, d.Verdict, d.Rule, tt.want)
 		}
+	}
+}
+
+// Secret paths are found whatever the working folder: relative names below a
+// secret folder, .. out of the workspace, base names anywhere.
+func TestSecretArgsFromAnyFolder(t *testing.T) {
+	r, err := recipe.Load(recipe.Options{Preset: "readonly", CacheDir: "-", UserFile: "-", Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := r.Workspace // the workspace is the home folder here
+	p, err := policy.New(r, policy.Options{Home: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"cat .ssh/id_rsa", "cat ./.aws/credentials", "cat sub/.env", "cat .ssh", "head -1 .ssh/config"} {
+		if d := p.Check(cmd); d.Verdict != policy.Deny || d.Rule != "paths.deny" {
+			t.Errorf("%q from the home folder: %s by %s", cmd, d.Verdict, d.Rule)
+		}
+	}
+	q := presetPolicy(t, "readonly").In("/home/dev/proj")
+	for _, cmd := range []string{"cat ../.ssh/id_rsa", "cat a/../../.ssh/x", "cat deep/dir/.env", "cat certs/key.pem"} {
+		if d := q.Check(cmd); d.Verdict != policy.Deny || d.Rule != "paths.deny" {
+			t.Errorf("%q from a project: %s by %s", cmd, d.Verdict, d.Rule)
+		}
+	}
+	if d := q.Check("cat src/main.go docs/env.md"); d.Verdict != policy.Allow {
+		t.Errorf("ordinary files: %s by %s (%s)", d.Verdict, d.Rule, d.Reason)
 	}
 }
