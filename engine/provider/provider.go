@@ -1,0 +1,179 @@
+// Package provider talks to model APIs: OpenAI Chat Completions (and any
+// compatible server) through go-openai, and Anthropic Messages through a
+// small client of our own. Each converts rein's canonical messages to its
+// wire format and back, streams text as it arrives, and accumulates tool
+// calls across chunks.
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/reinsh/rein/engine/message"
+)
+
+// Tool is a tool offered to the model.
+type Tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"` // JSON Schema of the arguments
+}
+
+// Request is one model call.
+type Request struct {
+	Model       string
+	Messages    []message.Message // canonical; system messages included
+	Tools       []Tool
+	Temperature *float64
+	MaxTokens   int
+}
+
+// Usage counts the tokens of one model call.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+}
+
+// Response is what the model answered.
+type Response struct {
+	Text       string
+	ToolCalls  []message.Call
+	Usage      Usage
+	StopReason string
+}
+
+// Provider streams one model call; onText receives text as it arrives.
+type Provider interface {
+	Name() string
+	Stream(ctx context.Context, req Request, onText func(string)) (*Response, error)
+}
+
+// Error is a failed model call, with what the loop needs to decide whether
+// to retry.
+type Error struct {
+	Provider   string
+	Status     int // HTTP status, 0 when the request never got one
+	Message    string
+	RetryAfter time.Duration // from the Retry-After header, if any
+	// NoTools is set when the model does not support tool calling.
+	NoTools bool
+}
+
+func (e *Error) Error() string {
+	if e.Status != 0 {
+		return fmt.Sprintf("%s: HTTP %d: %s", e.Provider, e.Status, e.Message)
+	}
+	return fmt.Sprintf("%s: %s", e.Provider, e.Message)
+}
+
+// Retryable reports whether the call may succeed when repeated (rate limits
+// and server errors).
+func (e *Error) Retryable() bool { return e.Status == http.StatusTooManyRequests || e.Status >= 500 }
+
+// retryAfter reads a Retry-After header (seconds or an HTTP date).
+func retryAfter(h http.Header) time.Duration {
+	v := h.Get("Retry-After")
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(time.Until(t), 0)
+	}
+	return 0
+}
+
+// noToolsHint recognises providers' ways of saying a model cannot call tools.
+func noToolsHint(msg string) bool {
+	m := strings.ToLower(msg)
+	return strings.Contains(m, "does not support tools") || strings.Contains(m, "tool use is not supported") ||
+		strings.Contains(m, "tools are not supported") || strings.Contains(m, "does not support function") ||
+		strings.Contains(m, "tool_choice") && strings.Contains(m, "not supported")
+}
+
+// Spec is a parsed model string: provider:model.
+type Spec struct {
+	Provider string // openai, anthropic, ollama, openai-compatible
+	Model    string
+	BaseURL  string
+	KeyEnv   string // the variable the API key comes from
+}
+
+// Defaults for model strings.
+const (
+	OllamaBaseURL = "http://localhost:11434/v1"
+)
+
+// ParseModel reads "openai:gpt-4.1", "anthropic:claude-sonnet-4-5",
+// "ollama:qwen3" or "openai-compatible:NAME" (which needs baseURL). A bare
+// model name is taken as OpenAI's.
+func ParseModel(s, baseURL, keyEnv string) (Spec, error) {
+	name, model, ok := strings.Cut(s, ":")
+	if !ok {
+		name, model = "openai", s
+	}
+	spec := Spec{Provider: name, Model: model, BaseURL: baseURL, KeyEnv: keyEnv}
+	if model == "" {
+		return spec, fmt.Errorf("model string %q has no model name (want provider:model, e.g. openai:gpt-4.1)", s)
+	}
+	switch name {
+	case "openai":
+		if spec.KeyEnv == "" {
+			spec.KeyEnv = "OPENAI_API_KEY"
+		}
+	case "anthropic":
+		if spec.KeyEnv == "" {
+			spec.KeyEnv = "ANTHROPIC_API_KEY"
+		}
+	case "ollama":
+		if spec.BaseURL == "" {
+			spec.BaseURL = OllamaBaseURL
+		}
+	case "openai-compatible":
+		if spec.BaseURL == "" {
+			return spec, fmt.Errorf("openai-compatible models need --base-url (e.g. http://localhost:8000/v1)")
+		}
+	default:
+		return spec, fmt.Errorf("unknown provider %q in %q; use openai:, anthropic:, ollama: or openai-compatible:", name, s)
+	}
+	return spec, nil
+}
+
+// Options configure a provider client.
+type Options struct {
+	HTTPClient *http.Client
+	// Getenv reads the API key (default os.Getenv).
+	Getenv func(string) string
+}
+
+// New makes the provider a spec names. A missing key says which variable
+// to set.
+func New(spec Spec, opts Options) (Provider, error) {
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	if opts.HTTPClient == nil {
+		opts.HTTPClient = &http.Client{}
+	}
+	key := ""
+	if spec.KeyEnv != "" {
+		key = opts.Getenv(spec.KeyEnv)
+		if key == "" {
+			return nil, fmt.Errorf("no API key for %s: set %s (or name another variable with the recipe's provider.api_key_env)", spec.Provider, spec.KeyEnv)
+		}
+	}
+	switch spec.Provider {
+	case "anthropic":
+		return newAnthropic(spec, key, opts.HTTPClient), nil
+	default:
+		return newOpenAI(spec, key, opts.HTTPClient), nil
+	}
+}
