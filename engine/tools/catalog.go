@@ -1,0 +1,88 @@
+package tools
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/reinsh/rein/engine/recipe"
+)
+
+// Catalog renders what a recipe lets a model run, for the run_command
+// description and list_allowed_commands: catalog commands with their
+// descriptions, programs with their subcommands, and what is forbidden.
+// Commands whose executable is missing are left out.
+func Catalog(r *recipe.Recipe, detailed bool) string {
+	var b strings.Builder
+	if len(r.Commands) > 0 {
+		b.WriteString("Commands:\n")
+		for _, c := range r.Commands {
+			first := strings.Fields(c.Command)
+			if len(first) == 0 || !r.Available(first[0]) {
+				continue
+			}
+			if c.Description != "" {
+				fmt.Fprintf(&b, "- `%s`: %s\n", c.Command, c.Description)
+			} else {
+				fmt.Fprintf(&b, "- `%s`\n", c.Command)
+			}
+		}
+	}
+	names := make([]string, 0, len(r.Programs))
+	for n := range r.Programs {
+		if r.Available(n) {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	if len(names) > 0 {
+		b.WriteString("Programs (with variations of their arguments):\n")
+		for _, n := range names {
+			p := r.Programs[n]
+			line := "- " + n
+			if len(p.Subcommands) > 0 {
+				subs := make([]string, 0, len(p.Subcommands))
+				for s, sc := range p.Subcommands {
+					if sc != nil && sc.Ask {
+						s += " (asks first)"
+					}
+					subs = append(subs, s)
+				}
+				sort.Strings(subs)
+				line += " " + strings.Join(subs, ", ")
+			}
+			if detailed && p.Description != "" {
+				line += ": " + p.Description
+			}
+			if detailed && len(p.DenyFlags) > 0 {
+				line += fmt.Sprintf(" [not: %s]", strings.Join(p.DenyFlags, " "))
+			}
+			b.WriteString(line + "\n")
+		}
+	}
+	b.WriteString("Not allowed: " + strings.Join(forbidden(r), "; ") + ".\n")
+	return b.String()
+}
+
+func forbidden(r *recipe.Recipe) []string {
+	var out []string
+	switch r.Shell.RedirectWrite {
+	case "deny":
+		out = append(out, "writing files with > or >> (except /dev/null)")
+	case "workspace":
+		out = append(out, "writing files outside the workspace")
+	}
+	for _, c := range []struct{ v, what string }{
+		{r.Shell.Background, "background jobs (&)"},
+		{r.Shell.Function, "defining shell functions"},
+		{r.Shell.Substitution, "command substitution $(…)"},
+		{r.Shell.Subshell, "subshells ( … )"},
+		{r.Shell.DynamicCommandName, "command names built from variables"},
+	} {
+		if c.v == "deny" {
+			out = append(out, c.what)
+		}
+	}
+	out = append(out, "any program not listed here", "reading secrets (~/.ssh, .env, keys)")
+	return out
+}

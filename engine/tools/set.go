@@ -1,0 +1,307 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/reinsh/rein/engine/policy"
+	"github.com/reinsh/rein/engine/runner"
+)
+
+// Spec describes a tool to a model.
+type Spec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Schema      json.RawMessage `json:"input_schema"`
+}
+
+// Built-in tool names.
+const (
+	RunCommand          = "run_command"
+	ExecuteCommand      = "execute_command"
+	ListAllowedCommands = "list_allowed_commands"
+	GlobTool            = "glob"
+	FileRead            = "file_read"
+	GrepTool            = "grep"
+	FileWrite           = "file_write"
+	ListDirectory       = "list_directory"
+	SystemInfoTool      = "system_info"
+)
+
+// defaultTools are on unless the recipe's tools say otherwise; file_write
+// is off unless a recipe turns it on.
+var defaultTools = map[string]bool{
+	RunCommand: true, ExecuteCommand: true, ListAllowedCommands: true, GlobTool: true, FileRead: true,
+	GrepTool: true, ListDirectory: true, SystemInfoTool: true, FileWrite: false,
+}
+
+// Approval is a person's answer to an ask verdict.
+type Approval struct {
+	Approved bool
+	Always   bool   // approve this command for the rest of the session
+	Note     string // passed to the model with a refusal
+}
+
+// ApprovalRequest is what a person is asked about.
+type ApprovalRequest struct {
+	Tool     string
+	Command  string
+	Reason   string
+	Decision *policy.Decision
+}
+
+// Approver asks a person; nil means there is no one to ask.
+type Approver func(ctx context.Context, req ApprovalRequest) (Approval, error)
+
+// CommandEvent is shown before a command runs (or is refused).
+type CommandEvent struct {
+	Tool     string
+	Command  string
+	Reason   string
+	Decision *policy.Decision
+	DryRun   bool
+}
+
+// Options configure a tool set.
+type Options struct {
+	// Approver answers ask verdicts; nil: ask is treated as deny.
+	Approver Approver
+	// Yes approves every ask verdict (never a deny).
+	Yes bool
+	// ConfirmAll makes every command an ask.
+	ConfirmAll bool
+	// AllowCommands turns on the command tools even if the recipe turns
+	// them off.
+	AllowCommands bool
+	// DryRun vets commands but runs nothing.
+	DryRun bool
+	// BeforeCommand sees each command with its decision before it runs.
+	BeforeCommand func(CommandEvent)
+}
+
+// Set is the tools a model can call, all going through the same policy and
+// runner. It counts the commands it ran.
+type Set struct {
+	policy  *policy.Policy
+	runner  *runner.Runner
+	files   *Files
+	opts    Options
+	enabled map[string]string // name -> "true" or "ask"
+	always  map[string]bool   // commands approved for the session
+	ran     int
+}
+
+// NewSet builds the tools a recipe enables.
+func NewSet(p *policy.Policy, r *runner.Runner, opts Options) *Set {
+	s := &Set{policy: p, runner: r, files: NewFiles(p), opts: opts, enabled: map[string]string{}, always: map[string]bool{}}
+	for name, on := range defaultTools {
+		if on {
+			s.enabled[name] = "true"
+		}
+	}
+	for name, v := range p.Recipe().Tools {
+		switch v {
+		case true:
+			s.enabled[name] = "true"
+		case "ask":
+			s.enabled[name] = "ask"
+		default:
+			delete(s.enabled, name)
+		}
+	}
+	if opts.AllowCommands {
+		for _, n := range []string{RunCommand, ExecuteCommand} {
+			if _, ok := s.enabled[n]; !ok {
+				s.enabled[n] = "true"
+			}
+		}
+	}
+	return s
+}
+
+// CommandsRun is how many commands the set has executed.
+func (s *Set) CommandsRun() int { return s.ran }
+
+// Specs lists the enabled tools, in a stable order.
+func (s *Set) Specs() []Spec {
+	var out []Spec
+	for _, spec := range s.allSpecs() {
+		if _, ok := s.enabled[spec.Name]; ok {
+			out = append(out, spec)
+		}
+	}
+	return out
+}
+
+func (s *Set) allSpecs() []Spec {
+	r := s.policy.Recipe()
+	timeout := r.Limits.Timeout
+	maxTimeout, _ := time.ParseDuration(r.Limits.MaxTimeout)
+	runDesc := fmt.Sprintf("Run a shell command in the workspace (%s) and return its stdout, stderr and exit code. "+
+		"It runs in rein's embedded POSIX shell, is checked against this repository's policy first, and is stopped after %s. "+
+		"Pipes, && and || work. A denied command returns an error naming the rule and commands allowed instead.\n\n%s",
+		r.Workspace, timeout, Catalog(r, false))
+	return []Spec{
+		{RunCommand, runDesc, schema(`{"type":"object","properties":{
+			"command":{"type":"string","description":"Shell command to run, e.g. git log --oneline -5"},
+			"reason":{"type":"string","description":"Why this command is needed to answer the question"}},
+			"required":["command","reason"],"additionalProperties":false}`)},
+		{ExecuteCommand, "Run one program with arguments, without a shell (no pipes or globbing), under the same policy as run_command.", schema(fmt.Sprintf(`{"type":"object","properties":{
+			"command":{"type":"string","description":"Program to run"},
+			"args":{"type":"array","items":{"type":"string"},"description":"Arguments, passed as they are"},
+			"cwd":{"type":"string","description":"Working folder inside the workspace (default: the workspace)"},
+			"timeout":{"type":"integer","minimum":1,"maximum":%d,"description":"Seconds before the command is stopped"}},
+			"required":["command"],"additionalProperties":false}`, max(int(maxTimeout.Seconds()), 1)))},
+		{ListAllowedCommands, "List the commands and programs this repository's policy allows, with descriptions and what is forbidden.", schema(`{"type":"object","properties":{},"additionalProperties":false}`)},
+		{GlobTool, "Find files in the workspace by pattern (** spans folders), e.g. **/*.go.", schema(`{"type":"object","properties":{
+			"pattern":{"type":"string"},"path":{"type":"string","description":"Folder to search (default: the workspace)"}},
+			"required":["pattern"],"additionalProperties":false}`)},
+		{FileRead, "Read a text file of the workspace; offset is the first line (1-based), limit the number of lines.", schema(`{"type":"object","properties":{
+			"path":{"type":"string"},"offset":{"type":"integer","minimum":0},"limit":{"type":"integer","minimum":0}},
+			"required":["path"],"additionalProperties":false}`)},
+		{GrepTool, "Search file contents with an RE2 regular expression; returns file:line: text.", schema(`{"type":"object","properties":{
+			"pattern":{"type":"string"},"path":{"type":"string"},"glob":{"type":"string","description":"Only files whose name matches, e.g. *.go"}},
+			"required":["pattern"],"additionalProperties":false}`)},
+		{FileWrite, "Write (or append to) a file inside the workspace, creating folders as needed.", schema(`{"type":"object","properties":{
+			"path":{"type":"string"},"content":{"type":"string"},"append":{"type":"boolean"}},
+			"required":["path","content"],"additionalProperties":false}`)},
+		{ListDirectory, "List a folder of the workspace with entry types and sizes.", schema(`{"type":"object","properties":{
+			"path":{"type":"string"}},"additionalProperties":false}`)},
+		{SystemInfoTool, "Describe this machine: OS, CPUs, memory, free disk, workspace and tool versions.", schema(`{"type":"object","properties":{},"additionalProperties":false}`)},
+	}
+}
+
+func schema(s string) json.RawMessage {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, []byte(s)); err != nil {
+		panic(err)
+	}
+	return buf.Bytes()
+}
+
+// Outcome is a tool call's result.
+type Outcome struct {
+	Output  string // JSON text for the model
+	Success bool
+	Summary string // one line for people
+	// For command tools:
+	Command string
+	Result  *runner.Result
+}
+
+func errorOutcome(format string, args ...any) Outcome {
+	msg := fmt.Sprintf(format, args...)
+	b, _ := json.Marshal(map[string]string{"error": msg})
+	return Outcome{Output: string(b), Summary: msg}
+}
+
+func jsonOutcome(v any, summary string) Outcome {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return errorOutcome("cannot encode the result: %v", err)
+	}
+	return Outcome{Output: string(b), Success: true, Summary: summary}
+}
+
+// Call runs one tool call. Bad arguments and unknown tools are error
+// outcomes for the model, never Go errors: the conversation goes on.
+func (s *Set) Call(ctx context.Context, name, arguments string) Outcome {
+	mode, ok := s.enabled[name]
+	if !ok {
+		names := make([]string, 0, len(s.enabled))
+		for n := range s.enabled {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return errorOutcome("unknown tool %q; the tools are: %s", name, strings.Join(names, ", "))
+	}
+	if strings.TrimSpace(arguments) == "" {
+		arguments = "{}"
+	}
+	var args map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(arguments), &args); err != nil {
+		return errorOutcome("the arguments of %s are not valid JSON (%v); send an object like {\"command\": \"...\"}", name, err)
+	}
+	if mode == "ask" && name != RunCommand && name != ExecuteCommand {
+		if out, ok := s.approveTool(ctx, name, arguments); !ok {
+			return out
+		}
+	}
+	switch name {
+	case RunCommand:
+		return s.runCommand(ctx, args)
+	case ExecuteCommand:
+		return s.executeCommand(ctx, args)
+	case ListAllowedCommands:
+		return jsonOutcome(map[string]string{"output": Catalog(s.policy.Recipe(), true)}, "listed the allowed commands")
+	case GlobTool:
+		var a struct{ Pattern, Path string }
+		if o, ok := decode(args, &a, "pattern"); !ok {
+			return o
+		}
+		return fileOutcome(s.files.Glob(a.Pattern, a.Path))
+	case FileRead:
+		var a struct {
+			Path          string
+			Offset, Limit int
+		}
+		if o, ok := decode(args, &a, "path"); !ok {
+			return o
+		}
+		return fileOutcome(s.files.Read(a.Path, a.Offset, a.Limit))
+	case GrepTool:
+		var a struct{ Pattern, Path, Glob string }
+		if o, ok := decode(args, &a, "pattern"); !ok {
+			return o
+		}
+		return fileOutcome(s.files.Grep(a.Pattern, a.Path, a.Glob))
+	case FileWrite:
+		var a struct {
+			Path, Content string
+			Append        bool
+		}
+		if o, ok := decode(args, &a, "path", "content"); !ok {
+			return o
+		}
+		if s.opts.DryRun {
+			return jsonOutcome(map[string]any{"dry_run": true, "would_write": a.Path, "bytes": len(a.Content)}, "dry run: would write "+a.Path)
+		}
+		return fileOutcome(s.files.Write(a.Path, a.Content, a.Append))
+	case ListDirectory:
+		var a struct{ Path string }
+		if o, ok := decode(args, &a); !ok {
+			return o
+		}
+		return fileOutcome(s.files.List(a.Path))
+	case SystemInfoTool:
+		return jsonOutcome(System(ctx, s.runner, s.policy.Recipe().Workspace), "described the system")
+	}
+	return errorOutcome("tool %q is not implemented", name)
+}
+
+// decode reads arguments into v (fields matched case-insensitively) and
+// checks the required ones are present.
+func decode(args map[string]json.RawMessage, v any, required ...string) (Outcome, bool) {
+	for _, r := range required {
+		if _, ok := args[r]; !ok {
+			return errorOutcome("missing required argument %q", r), false
+		}
+	}
+	b, _ := json.Marshal(args)
+	if err := json.Unmarshal(b, v); err != nil {
+		return errorOutcome("bad arguments: %v", err), false
+	}
+	return Outcome{}, true
+}
+
+func fileOutcome[T any](v *T, err error) Outcome {
+	if err != nil {
+		return errorOutcome("%v", err)
+	}
+	return jsonOutcome(v, "ok")
+}
