@@ -37,6 +37,7 @@ type cli struct {
 	Check   checkCmd   `cmd:"" help:"Vet a command without running it: verdict, the rule behind it, and why."`
 	Test    testCmd    `cmd:"" help:"Run the policy tests of the recipe and the built-in presets."`
 	Compile compileCmd `cmd:"" help:"Print the compiled recipe as JSON."`
+	Ask     askCmd     `cmd:"" help:"Ask a model a question it answers with vetted commands and file tools."`
 	Exec    execCmd    `cmd:"" help:"Vet a command, then run it with rein's embedded shell under the same policy."`
 	Version versionCmd `cmd:"" help:"Print rein's version."`
 }

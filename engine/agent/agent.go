@@ -90,6 +90,7 @@ func Run(ctx context.Context, opts Options, history []message.Message) (*Outcome
 		specs = append(specs, provider.Tool{Name: s.Name, Description: s.Description, Parameters: s.Schema})
 	}
 	for turn := 0; ; turn++ {
+		opts.OnEvent(Event{Type: "waiting"})
 		resp, err := opts.call(ctx, provider.Request{Model: opts.Model, Messages: out.Messages, Tools: specs, Temperature: opts.Temperature})
 		out.ModelCalls++
 		if err != nil {
@@ -233,4 +234,21 @@ func explain(err error, providerName, model string) error {
 		return fmt.Errorf("%s kept failing after retries: %w", providerName, err)
 	}
 	return err
+}
+
+// CommandEvent turns a tool set's before-command notice into an event.
+func CommandEvent(c tools.CommandEvent) Event {
+	e := Event{Type: "command", Name: c.Tool, Command: c.Command, Reason: c.Reason, DryRun: c.DryRun}
+	if c.Decision != nil {
+		e.Verdict, e.Rule, e.Why = c.Decision.Verdict.String(), c.Decision.Rule, c.Decision.Reason
+	}
+	return e
+}
+
+// SystemPrompt is rein's default instruction to the model.
+func SystemPrompt(workspace, goos string) string {
+	return fmt.Sprintf(`You are rein, an assistant that answers questions about the software project in %s on a %s machine.
+Gather the facts you need with the tools before answering: run commands with run_command (the catalog in its description lists what this repository allows), read files with file_read, search with grep and glob.
+Every command is checked against the repository's policy; if one is denied, the error names the rule and the commands allowed instead: use one of those rather than retrying variations.
+Prefer few, precise commands. When you have enough facts, answer concisely and cite the command output or files you relied on.`, workspace, goos)
 }

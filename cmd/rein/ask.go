@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+	"strings"
+
+	"github.com/reinsh/rein/engine/agent"
+	"github.com/reinsh/rein/engine/message"
+	"github.com/reinsh/rein/engine/policy"
+	"github.com/reinsh/rein/engine/provider"
+	"github.com/reinsh/rein/engine/report"
+	"github.com/reinsh/rein/engine/runner"
+	"github.com/reinsh/rein/engine/tools"
+)
+
+type askCmd struct {
+	Question        []string `arg:"" help:"The question, e.g. 'why is my build failing?'"`
+	Model           string   `short:"m" help:"provider:model, e.g. openai:gpt-4.1, anthropic:claude-sonnet-4-5, ollama:qwen3, openai-compatible:NAME (default: the recipe's provider.model or $REIN_MODEL)." env:"REIN_MODEL"`
+	BaseURL         string   `name:"base-url" help:"API base URL for OpenAI-compatible servers (vLLM, LM Studio, OpenRouter, ...)."`
+	System          string   `help:"Replace rein's system prompt."`
+	AllowCommands   bool     `name:"allow-commands" help:"Give the model the command tools even if the recipe turns them off."`
+	CommandAllow    []string `name:"command-allow" sep:"none" help:"Also allow commands matching this glob (repeatable)." placeholder:"GLOB"`
+	CommandDeny     []string `name:"command-deny" sep:"none" help:"Also deny commands matching this glob (repeatable)." placeholder:"GLOB"`
+	ConfirmCommands bool     `name:"confirm-commands" help:"Ask before every command, even allowed ones."`
+	MaxTurns        int      `name:"max-turns" help:"Stop after this many tool turns (default: limits.max_tool_turns)."`
+	Yes             bool     `short:"y" help:"Approve commands whose verdict is ask. Never overrides deny."`
+	DryRun          bool     `name:"dry-run" help:"Let the model plan; run nothing (it is told what would have run)."`
+	Quiet           bool     `short:"q" help:"Print only the final answer."`
+	JSON            bool     `help:"Print one JSON event per line."`
+}
+
+func (c *askCmd) Help() string {
+	return `Asks a model, which gathers facts with vetted commands and file tools, then
+answers. Keys come from OPENAI_API_KEY, ANTHROPIC_API_KEY, or the variable the
+recipe's provider.api_key_env names.
+
+Commands with an ask verdict are confirmed on the terminal (y once, a always,
+n no with an optional note); without a terminal they are refused.`
+}
+
+func (c *askCmd) Run(g *Globals, e *env) error {
+	r, err := loadRecipe(g)
+	if err != nil {
+		return err
+	}
+	r.Allow = append(r.Allow, c.CommandAllow...)
+	r.Deny = append(r.Deny, c.CommandDeny...)
+	p, err := policy.New(r, policy.Options{Tool: "run_command"})
+	if err != nil {
+		return err
+	}
+	model := c.Model
+	if model == "" {
+		model = r.Provider.Model
+	}
+	if model == "" {
+		return errors.New("no model: pass --model provider:model (e.g. openai:gpt-4.1) or set provider.model in the recipe")
+	}
+	baseURL := c.BaseURL
+	if baseURL == "" {
+		baseURL = r.Provider.BaseURL
+	}
+	spec, err := provider.ParseModel(model, baseURL, r.Provider.APIKeyEnv)
+	if err != nil {
+		return err
+	}
+	prov, err := provider.New(spec, provider.Options{})
+	if err != nil {
+		return err
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	onEvent := report.NewAskPrinter(e.stdout, e.stderr, c.Quiet, e.stdinTerminal).Event
+	if c.JSON {
+		onEvent = report.JSONEvents(e.stdout)
+	}
+	var approver tools.Approver
+	if e.stdinTerminal && !c.JSON {
+		approver = report.TerminalApprover(e.stdin, e.stderr)
+	}
+	set := tools.NewSet(p, runner.New(p, runner.Options{}), tools.Options{
+		Approver: approver, Yes: c.Yes, ConfirmAll: c.ConfirmCommands, AllowCommands: c.AllowCommands, DryRun: c.DryRun,
+		BeforeCommand: func(ce tools.CommandEvent) { onEvent(agent.CommandEvent(ce)) },
+	})
+	system := c.System
+	if system == "" {
+		system = agent.SystemPrompt(r.Workspace, runtime.GOOS)
+	}
+	maxTurns := r.Limits.MaxToolTurns
+	if c.MaxTurns > 0 {
+		maxTurns = c.MaxTurns
+	}
+	history := []message.Message{message.Text(message.System, system), message.Text(message.User, strings.Join(c.Question, " "))}
+	_, err = agent.Run(ctx, agent.Options{
+		Provider: prov, Model: spec.Model, Temperature: r.Provider.Temperature, Tools: set,
+		MaxToolTurns: maxTurns, MaxCommands: r.Limits.MaxCommands, OnEvent: onEvent,
+	}, history)
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintln(e.stderr, "\nrein: interrupted")
+		return codeError(130)
+	}
+	return err
+}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// modelServer answers chat completion requests with the given SSE bodies in
+// order and keeps the requests.
+func modelServer(t *testing.T, bodies ...string) (*httptest.Server, *[]string) {
+	var mu sync.Mutex
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		n := len(got)
+		got = append(got, string(b))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		if n < len(bodies) {
+			io.WriteString(w, bodies[n])
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &got
+}
+
+func sseText(text string) string {
+	return chunkLine(map[string]any{"content": text}, nil) + chunkLine(map[string]any{}, "stop") + "data: [DONE]\n\n"
+}
+
+func sseCall(name, args string) string {
+	return chunkLine(map[string]any{"tool_calls": []any{map[string]any{"index": 0, "id": "call_1", "type": "function",
+		"function": map[string]any{"name": name, "arguments": args}}}}, nil) + chunkLine(map[string]any{}, "tool_calls") + "data: [DONE]\n\n"
+}
+
+func chunkLine(delta map[string]any, finish any) string {
+	b, _ := json.Marshal(map[string]any{"id": "x", "object": "chat.completion.chunk", "model": "m",
+		"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}})
+	return fmt.Sprintf("data: %s\n\n", b)
+}
+
+func TestAsk(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "README.md"), []byte("hello from the readme\n"), 0o644)
+	srv, got := modelServer(t,
+		sseCall("run_command", `{"command":"cat README.md","reason":"read it"}`),
+		sseText("The README says hello."),
+	)
+	out, errOut, code := rein(t, dir, "", "ask", "--model", "openai-compatible:m", "--base-url", srv.URL, "what does the readme say?")
+	if code != exitOK {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	if !strings.Contains(out, "The README says hello.") {
+		t.Errorf("answer missing from stdout: %q", out)
+	}
+	for _, want := range []string{"▶ cat README.md   # read it", "allow — rule commands: cat <file>", "│ hello from the readme", "exit 0", "over 2 model calls; 1 commands run"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	if len(*got) != 2 || !strings.Contains((*got)[1], `hello from the readme`) {
+		t.Errorf("the command output did not reach the model: %d requests", len(*got))
+	}
+
+	srv, _ = modelServer(t, sseCall("run_command", `{"command":"rm -rf /","reason":"x"}`), sseText("ok"))
+	out, _, code = rein(t, dir, "", "ask", "--json", "-m", "openai-compatible:m", "--base-url", srv.URL, "q")
+	if code != exitOK {
+		t.Fatalf("json: exit %d", code)
+	}
+	var types []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var e struct{ Type, Verdict string }
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("not a JSON event: %q", line)
+		}
+		types = append(types, e.Type)
+	}
+	joined := strings.Join(types, ",")
+	for _, want := range []string{"tool_call", "command", "tool_result", "usage", "text", "done"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("events %s lack %s", joined, want)
+		}
+	}
+}
+
+func TestAskErrors(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("REIN_MODEL", "")
+	_, errOut, code := rein(t, dir, "", "ask", "hi")
+	if code != exitUsage || !strings.Contains(errOut, "no model: pass --model") {
+		t.Errorf("no model: %d %q", code, errOut)
+	}
+	_, errOut, code = rein(t, dir, "", "ask", "-m", "openai:gpt-4.1", "hi")
+	if code != exitUsage || !strings.Contains(errOut, "set OPENAI_API_KEY") {
+		t.Errorf("no key: %d %q", code, errOut)
+	}
+	_, errOut, code = rein(t, dir, "", "ask", "-m", "nope:x", "hi")
+	if code != exitUsage || !strings.Contains(errOut, "unknown provider") {
+		t.Errorf("bad provider: %d %q", code, errOut)
+	}
+}

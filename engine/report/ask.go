@@ -1,0 +1,230 @@
+package report
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/reinsh/rein/engine/agent"
+	"github.com/reinsh/rein/engine/tools"
+)
+
+// AskPrinter shows an agent run to a person: the answer streams to out;
+// commands (with the model's reason, the verdict and the rule) and their
+// folded output go to info; a spinner runs on a terminal while the model
+// thinks. Quiet prints only the final answer.
+type AskPrinter struct {
+	out, info io.Writer
+	quiet     bool
+	spin      *spinner
+	midLine   bool // the streamed text did not end with a newline
+}
+
+// NewAskPrinter makes a printer; terminal turns the spinner on.
+func NewAskPrinter(out, info io.Writer, quiet, terminal bool) *AskPrinter {
+	p := &AskPrinter{out: out, info: info, quiet: quiet}
+	if terminal && !quiet {
+		p.spin = &spinner{w: info}
+	}
+	return p
+}
+
+// foldLines is how much command output is shown before it is folded.
+const foldLines = 12
+
+// Event prints one agent event.
+func (p *AskPrinter) Event(e agent.Event) {
+	if e.Type != "waiting" {
+		p.spin.stop()
+	}
+	switch e.Type {
+	case "waiting":
+		p.spin.start()
+	case "text":
+		if !p.quiet {
+			fmt.Fprint(p.out, e.Text)
+			p.midLine = !strings.HasSuffix(e.Text, "\n")
+		}
+	case "command":
+		p.newline()
+		if p.quiet {
+			return
+		}
+		line := "▶ " + e.Command
+		if e.Reason != "" {
+			line += "   # " + e.Reason
+		}
+		fmt.Fprintln(p.info, line)
+		verdict := e.Verdict
+		if e.DryRun {
+			verdict += ", dry run: not run"
+		}
+		fmt.Fprintf(p.info, "  %s — rule %s: %s\n", verdict, e.Rule, e.Why)
+	case "tool_result":
+		if p.quiet {
+			return
+		}
+		p.result(e)
+	case "tool_call":
+		if !p.quiet && e.Name != tools.RunCommand && e.Name != tools.ExecuteCommand {
+			p.newline()
+			fmt.Fprintf(p.info, "▶ %s %s\n", e.Name, e.Arguments)
+		}
+	case "retry":
+		fmt.Fprintf(p.info, "rein: %s; retrying in %s\n", e.Message, e.Wait)
+	case "limit":
+		p.newline()
+		fmt.Fprintln(p.info, "rein: "+e.Message)
+	case "done":
+		p.newline()
+		if p.quiet {
+			fmt.Fprintln(p.out, strings.TrimSpace(e.Answer))
+		}
+		if e.Usage != nil && !p.quiet {
+			fmt.Fprintf(p.info, "\n%d tokens in, %d out, over %d model calls; %d commands run\n",
+				e.Usage.PromptTokens, e.Usage.CompletionTokens, e.Calls, e.Ran)
+		}
+	}
+}
+
+func (p *AskPrinter) newline() {
+	if p.midLine {
+		fmt.Fprintln(p.out)
+		p.midLine = false
+	}
+}
+
+// result shows a tool's result: command output folded, errors in full.
+func (p *AskPrinter) result(e agent.Event) {
+	var r struct {
+		Combined string `json:"combined"`
+		Stdout   string `json:"stdout"`
+		ExitCode int    `json:"exit_code"`
+		Error    string `json:"error"`
+	}
+	_ = json.Unmarshal([]byte(e.Output), &r)
+	if r.Error != "" {
+		fmt.Fprintf(p.info, "  ✗ %s\n", r.Error)
+		return
+	}
+	if e.Name != tools.RunCommand && e.Name != tools.ExecuteCommand {
+		fmt.Fprintf(p.info, "  %s\n", e.Summary)
+		return
+	}
+	text := r.Combined
+	if text == "" {
+		text = r.Stdout
+	}
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	if text == "" {
+		lines = nil
+	}
+	for i, l := range lines {
+		if i == foldLines {
+			fmt.Fprintf(p.info, "  │ … %d more lines\n", len(lines)-foldLines)
+			break
+		}
+		fmt.Fprintf(p.info, "  │ %s\n", l)
+	}
+	fmt.Fprintf(p.info, "  %s\n", e.Summary)
+}
+
+// JSONEvents writes one JSON object per event.
+func JSONEvents(w io.Writer) func(agent.Event) {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	var mu sync.Mutex
+	return func(e agent.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		_ = enc.Encode(e)
+	}
+}
+
+// spinner shows that rein is waiting for the model.
+type spinner struct {
+	w    io.Writer
+	mu   sync.Mutex
+	done chan struct{}
+}
+
+func (s *spinner) start() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done != nil {
+		return
+	}
+	done := make(chan struct{})
+	s.done = done
+	go func() {
+		frames := []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for i := 0; ; i++ {
+			select {
+			case <-done:
+				fmt.Fprint(s.w, "\r\033[K")
+				return
+			case <-t.C:
+				fmt.Fprintf(s.w, "\r%s thinking…", frames[i%len(frames)])
+			}
+		}
+	}()
+}
+
+func (s *spinner) stop() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done != nil {
+		close(s.done)
+		s.done = nil
+		time.Sleep(time.Millisecond) // let the line be cleared before more output
+	}
+}
+
+// TerminalApprover asks on a terminal: y runs once, a runs and approves the
+// same command for the rest of the session, n refuses (a note may follow,
+// passed to the model).
+func TerminalApprover(in io.Reader, out io.Writer) tools.Approver {
+	reader := bufio.NewReader(in)
+	var mu sync.Mutex
+	return func(ctx context.Context, req tools.ApprovalRequest) (tools.Approval, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(out, "\n? %s\n", req.Command)
+		if req.Reason != "" {
+			fmt.Fprintf(out, "  reason: %s\n", req.Reason)
+		}
+		if req.Decision != nil {
+			fmt.Fprintf(out, "  %s — rule %s: %s\n", req.Decision.Verdict, req.Decision.Rule, req.Decision.Reason)
+		}
+		for {
+			fmt.Fprint(out, "  run it? [y] once, [a] always this session, [n] no (n: note for the model): ")
+			line, err := reader.ReadString('\n')
+			if err != nil && line == "" {
+				return tools.Approval{}, fmt.Errorf("no answer on the terminal: %w", err)
+			}
+			line = strings.TrimSpace(line)
+			answer, note, _ := strings.Cut(line, ":")
+			switch strings.ToLower(strings.TrimSpace(answer)) {
+			case "y", "yes":
+				return tools.Approval{Approved: true}, nil
+			case "a", "always":
+				return tools.Approval{Approved: true, Always: true}, nil
+			case "n", "no", "":
+				return tools.Approval{Note: strings.TrimSpace(note)}, nil
+			}
+		}
+	}
+}
