@@ -1,0 +1,128 @@
+package tools_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/reinsh/rein/engine/policy"
+	"github.com/reinsh/rein/engine/recipe"
+	"github.com/reinsh/rein/engine/runner"
+	"github.com/reinsh/rein/engine/tools"
+)
+
+func newSet(t *testing.T, preset string, opts tools.Options) (*tools.Set, string) {
+	t.Helper()
+	dir := t.TempDir()
+	r, err := recipe.Load(recipe.Options{Dir: dir, Preset: preset, CacheDir: "-", UserFile: "-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := policy.New(r, policy.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tools.NewSet(p, runner.New(p, runner.Options{}), opts), dir
+}
+
+func errorOf(o tools.Outcome) string {
+	var e struct{ Error, DeniedBy string }
+	json.Unmarshal([]byte(o.Output), &e)
+	return e.Error
+}
+
+// git commit is an ask under the git preset; tag creation is allowed.
+func TestApproval(t *testing.T) {
+	commit := `{"command":"git commit -m x","reason":"save"}`
+	var asked []tools.ApprovalRequest
+	answer := tools.Approval{}
+	approver := func(_ context.Context, req tools.ApprovalRequest) (tools.Approval, error) {
+		asked = append(asked, req)
+		return answer, nil
+	}
+
+	set, _ := newSet(t, "git", tools.Options{})
+	if o := set.Call(context.Background(), "run_command", commit); !strings.Contains(errorOf(o), "no terminal to ask on") {
+		t.Errorf("no approver: %s", o.Output)
+	}
+
+	set, _ = newSet(t, "git", tools.Options{Approver: approver})
+	answer = tools.Approval{Note: "not on main"}
+	o := set.Call(context.Background(), "run_command", commit)
+	if !strings.Contains(errorOf(o), "declined") || !strings.Contains(errorOf(o), "not on main") || len(asked) != 1 || asked[0].Reason != "save" {
+		t.Errorf("declined with a note: %s (asked %d)", o.Output, len(asked))
+	}
+	answer = tools.Approval{Approved: true, Always: true}
+	set.Call(context.Background(), "run_command", commit)
+	set.Call(context.Background(), "run_command", commit)
+	if len(asked) != 2 {
+		t.Errorf("'always' should approve the same command for the session; asked %d times", len(asked))
+	}
+
+	set, _ = newSet(t, "git", tools.Options{Yes: true, Approver: approver})
+	asked = nil
+	if o := set.Call(context.Background(), "run_command", `{"command":"git push","reason":"x"}`); !strings.Contains(errorOf(o), "denied") || len(asked) != 0 {
+		t.Errorf("--yes must never override deny: %s", o.Output)
+	}
+
+	set, _ = newSet(t, "readonly", tools.Options{ConfirmAll: true, Approver: approver})
+	answer = tools.Approval{}
+	asked = nil
+	set.Call(context.Background(), "run_command", `{"command":"ls","reason":"x"}`)
+	if len(asked) != 1 {
+		t.Errorf("--confirm-commands asks for allowed commands too")
+	}
+}
+
+func TestDryRunRunsNothing(t *testing.T) {
+	set, dir := newSet(t, "readonly", tools.Options{DryRun: true})
+	o := set.Call(context.Background(), "run_command", `{"command":"ls > /dev/null","reason":"x"}`)
+	if !o.Success || !strings.Contains(o.Output, `"dry_run":true`) || set.CommandsRun() != 0 {
+		t.Errorf("dry run: %s", o.Output)
+	}
+	_ = dir
+}
+
+func TestSpecsFollowTheRecipe(t *testing.T) {
+	set, _ := newSet(t, "readonly", tools.Options{})
+	var names []string
+	for _, s := range set.Specs() {
+		names = append(names, s.Name)
+		var schema map[string]any
+		if err := json.Unmarshal(s.Schema, &schema); err != nil || schema["type"] != "object" {
+			t.Errorf("%s schema: %s", s.Name, s.Schema)
+		}
+	}
+	if strings.Join(names, ",") != "run_command,execute_command,list_allowed_commands,glob,file_read,grep,list_directory,system_info" {
+		t.Errorf("tools %v (file_write is off by default)", names)
+	}
+	desc := set.Specs()[0].Description
+	for _, want := range []string{"`git status`: Working tree status", "- git ", "Not allowed: writing files with >"} {
+		if !strings.Contains(desc, want) {
+			t.Errorf("run_command description lacks %q", want)
+		}
+	}
+
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(`{ tools: { run_command: false, file_write: true, grep: 'ask' } }`), 0o644)
+	r, _ := recipe.Load(recipe.Options{Dir: dir, CacheDir: "-", UserFile: "-"})
+	p, _ := policy.New(r, policy.Options{})
+	set = tools.NewSet(p, runner.New(p, runner.Options{}), tools.Options{})
+	names = nil
+	for _, s := range set.Specs() {
+		names = append(names, s.Name)
+	}
+	if strings.Contains(strings.Join(names, ","), "run_command") || !strings.Contains(strings.Join(names, ","), "file_write") {
+		t.Errorf("recipe tools: %v", names)
+	}
+	if o := set.Call(context.Background(), "grep", `{"pattern":"x"}`); !strings.Contains(errorOf(o), "needs a person's confirmation") {
+		t.Errorf("ask tool without approver: %s", o.Output)
+	}
+	set = tools.NewSet(p, runner.New(p, runner.Options{}), tools.Options{AllowCommands: true})
+	if o := set.Call(context.Background(), "run_command", `{"command":"ls","reason":"x"}`); strings.Contains(o.Output, "unknown tool") {
+		t.Errorf("--allow-commands: %s", o.Output)
+	}
+}
