@@ -240,3 +240,28 @@ func BenchmarkSession50Turns(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*(turns+1)), "ns/turn")
 }
+
+// Ctrl-C while a command runs: the command is stopped, the run ends with
+// context.Canceled, and the conversation stays consistent (every call has
+// a result).
+func TestCancelDuringCommand(t *testing.T) {
+	srv := newScripted(t, step{calls: [][2]string{run("run_command", `{"command":"sleep 30","reason":"wait"}`)}}, step{text: "never"})
+	opts, _ := setup(t, t.TempDir(), "readonly", srv)
+	ctx, cancel := context.WithCancel(context.Background())
+	opts.OnEvent = func(e Event) {
+		if e.Type == "tool_call" {
+			time.AfterFunc(300*time.Millisecond, cancel)
+		}
+	}
+	start := time.Now()
+	out, err := Run(ctx, opts, question("wait"))
+	if err == nil || !strings.Contains(err.Error(), "context canceled") {
+		t.Fatalf("err %v", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("cancel took %v", d)
+	}
+	if len(message.Repair(out.Messages)) != len(out.Messages) || out.Messages[len(out.Messages)-1].Kind != message.ToolResult {
+		t.Errorf("conversation left inconsistent: %+v", out.Messages)
+	}
+}
