@@ -1,0 +1,187 @@
+// Package store keeps rein's durable record in one SQLite database (pure
+// Go, modernc.org/sqlite): sessions and every message of them as events,
+// written as they happen, and every executed command with its decision.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite"
+)
+
+// Store is an open database.
+type Store struct {
+	db      *sql.DB
+	path    string
+	timeout time.Duration
+}
+
+// Options tune Open.
+type Options struct {
+	// BusyTimeout is how long a writer waits for another process's lock
+	// (default 5s).
+	BusyTimeout time.Duration
+}
+
+// DefaultPath is $REIN_DB, else $XDG_STATE_HOME/rein/rein.db (or
+// ~/.local/state/rein/rein.db).
+func DefaultPath() string {
+	if p := os.Getenv("REIN_DB"); p != "" {
+		return p
+	}
+	state := os.Getenv("XDG_STATE_HOME")
+	if state == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "rein.db"
+		}
+		state = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(state, "rein", "rein.db")
+}
+
+// Open opens (creating and migrating) the database at path. A corrupt or
+// locked database is an error naming the file.
+func Open(path string) (*Store, error) { return OpenOptions(path, Options{}) }
+
+// OpenOptions is Open with options.
+func OpenOptions(path string, opts Options) (*Store, error) {
+	busyTimeout := opts.BusyTimeout
+	if busyTimeout == 0 {
+		busyTimeout = 5 * time.Second
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("database %s: %w", path, err)
+	}
+	dsn := fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(ON)&_txlock=immediate",
+		path, busyTimeout.Milliseconds())
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("database %s: %w", path, err)
+	}
+	s := &Store{db: db, path: path, timeout: busyTimeout}
+	if err := s.migrate(); err != nil {
+		db.Close()
+		return nil, s.dbError(err)
+	}
+	return s, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Path is the database file.
+func (s *Store) Path() string { return s.path }
+
+// dbError says which file, and what to do, for the failures people hit.
+func (s *Store) dbError(err error) error {
+	path, busyTimeout := s.path, s.timeout
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "file is not a database") || strings.Contains(msg, "malformed"):
+		return fmt.Errorf("database %s is corrupt (%v); move it aside to start a new one (your sessions are in that file)", path, err)
+	case strings.Contains(msg, "database is locked") || strings.Contains(msg, "SQLITE_BUSY"):
+		return fmt.Errorf("database %s is locked by another process for more than %s (%v); try again when it finishes", path, busyTimeout, err)
+	case strings.Contains(msg, "disk is full") || strings.Contains(msg, "SQLITE_FULL"):
+		return fmt.Errorf("database %s: the disk is full; nothing was written (%v)", path, err)
+	}
+	return fmt.Errorf("database %s: %w", path, err)
+}
+
+// migrations are applied in order; user_version records how many ran.
+var migrations = []string{
+	`CREATE TABLE sessions (
+		id INTEGER PRIMARY KEY,
+		name TEXT NOT NULL UNIQUE,
+		workspace TEXT NOT NULL DEFAULT '',
+		model TEXT NOT NULL DEFAULT '',
+		created_at TEXT NOT NULL,
+		updated_at TEXT NOT NULL
+	);
+	CREATE TABLE events (
+		id INTEGER PRIMARY KEY,
+		session_id INTEGER NOT NULL REFERENCES sessions(id),
+		seq INTEGER NOT NULL,
+		kind TEXT NOT NULL,
+		content TEXT NOT NULL DEFAULT '',
+		data_json TEXT,
+		created_at TEXT NOT NULL,
+		UNIQUE (session_id, seq)
+	);
+	CREATE TABLE commands (
+		id INTEGER PRIMARY KEY,
+		session_id INTEGER REFERENCES sessions(id),
+		source TEXT NOT NULL,
+		workspace TEXT NOT NULL,
+		command TEXT NOT NULL,
+		verdict TEXT NOT NULL,
+		rule TEXT NOT NULL DEFAULT '',
+		reason TEXT NOT NULL DEFAULT '',
+		exit_code INTEGER,
+		timed_out INTEGER NOT NULL DEFAULT 0,
+		duration_ms INTEGER NOT NULL DEFAULT 0,
+		created_at TEXT NOT NULL
+	);
+	CREATE INDEX commands_time ON commands (created_at);
+	CREATE INDEX commands_session ON commands (session_id);`,
+}
+
+func (s *Store) migrate() error {
+	return s.retry(context.Background(), func(tx *sql.Tx) error {
+		var version int
+		if err := tx.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil {
+			return err
+		}
+		if version > len(migrations) {
+			return fmt.Errorf("it was written by a newer rein (schema version %d, this rein knows %d); upgrade rein", version, len(migrations))
+		}
+		for i := version; i < len(migrations); i++ {
+			if _, err := tx.Exec(migrations[i]); err != nil {
+				return fmt.Errorf("migration %d: %w", i+1, err)
+			}
+		}
+		if version < len(migrations) {
+			_, err := tx.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, len(migrations)))
+			return err
+		}
+		return nil
+	})
+}
+
+// retry runs fn in a write transaction, retrying while another process
+// holds the lock (beyond SQLite's own busy timeout).
+func (s *Store) retry(ctx context.Context, fn func(*sql.Tx) error) error {
+	var err error
+	for attempt := 0; attempt < 5; attempt++ {
+		var tx *sql.Tx
+		tx, err = s.db.BeginTx(ctx, nil)
+		if err == nil {
+			err = fn(tx)
+			if err == nil {
+				err = tx.Commit()
+			} else {
+				tx.Rollback()
+			}
+		}
+		if err == nil || !isBusy(err) {
+			return err
+		}
+		time.Sleep(time.Duration(attempt+1) * 50 * time.Millisecond)
+	}
+	return err
+}
+
+func isBusy(err error) bool {
+	return err != nil && (strings.Contains(err.Error(), "database is locked") || strings.Contains(err.Error(), "SQLITE_BUSY"))
+}
+
+func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }
+
+var errNoSession = errors.New("no such session")
