@@ -10,11 +10,11 @@ import (
 	"strings"
 
 	"github.com/reinsh/rein/engine/agent"
-	"github.com/reinsh/rein/engine/message"
 	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/engine/provider"
 	"github.com/reinsh/rein/engine/report"
 	"github.com/reinsh/rein/engine/runner"
+	"github.com/reinsh/rein/engine/session"
 	"github.com/reinsh/rein/engine/tools"
 )
 
@@ -32,6 +32,8 @@ type askCmd struct {
 	DryRun          bool     `name:"dry-run" help:"Let the model plan; run nothing (it is told what would have run)."`
 	Quiet           bool     `short:"q" help:"Print only the final answer."`
 	JSON            bool     `help:"Print one JSON event per line."`
+	Session         string   `help:"Continue the named session (created if new); without it each question starts a session of its own." placeholder:"NAME"`
+	NewSession      bool     `name:"new-session" help:"Start the named session afresh."`
 }
 
 func (c *askCmd) Help() string {
@@ -76,9 +78,32 @@ func (c *askCmd) Run(g *Globals, e *env) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	onEvent := report.NewAskPrinter(e.stdout, e.stderr, c.Quiet, e.stdinTerminal).Event
+	st, err := openStore(g)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	system := c.System
+	if system == "" {
+		system = agent.SystemPrompt(r.Workspace, runtime.GOOS)
+	}
+	name := c.Session
+	if name == "" {
+		name = session.NewName()
+	}
+	history, rec, err := session.Start(ctx, st, name, c.NewSession, r.Workspace, model, system, strings.Join(c.Question, " "))
+	if err != nil {
+		return err
+	}
+	show := report.NewAskPrinter(e.stdout, e.stderr, c.Quiet, e.stdinTerminal).Event
 	if c.JSON {
-		onEvent = report.JSONEvents(e.stdout)
+		show = report.JSONEvents(e.stdout)
+	}
+	onEvent := func(ev agent.Event) {
+		if ev.Type == "usage" && ev.Usage != nil {
+			rec.Usage(*ev.Usage)
+		}
+		show(ev)
 	}
 	var approver tools.Approver
 	if e.stdinTerminal && !c.JSON {
@@ -87,22 +112,24 @@ func (c *askCmd) Run(g *Globals, e *env) error {
 	set := tools.NewSet(p, runner.New(p, runner.Options{}), tools.Options{
 		Approver: approver, Yes: c.Yes, ConfirmAll: c.ConfirmCommands, AllowCommands: c.AllowCommands, DryRun: c.DryRun,
 		BeforeCommand: func(ce tools.CommandEvent) { onEvent(agent.CommandEvent(ce)) },
+		AfterCommand:  rec.Command,
 	})
-	system := c.System
-	if system == "" {
-		system = agent.SystemPrompt(r.Workspace, runtime.GOOS)
-	}
 	maxTurns := r.Limits.MaxToolTurns
 	if c.MaxTurns > 0 {
 		maxTurns = c.MaxTurns
 	}
-	history := []message.Message{message.Text(message.System, system), message.Text(message.User, strings.Join(c.Question, " "))}
 	_, err = agent.Run(ctx, agent.Options{
 		Provider: prov, Model: spec.Model, Temperature: r.Provider.Temperature, Tools: set,
-		MaxToolTurns: maxTurns, MaxCommands: r.Limits.MaxCommands, OnEvent: onEvent,
+		MaxToolTurns: maxTurns, MaxCommands: r.Limits.MaxCommands, OnEvent: onEvent, OnMessage: rec.Message,
 	}, history)
+	if rec.Err != nil {
+		return fmt.Errorf("the session could not be saved: %w", rec.Err)
+	}
+	if c.Session == "" && !c.Quiet && !c.JSON {
+		fmt.Fprintf(e.stderr, "session %s (continue it with --session %s)\n", name, name)
+	}
 	if errors.Is(err, context.Canceled) {
-		fmt.Fprintln(e.stderr, "\nrein: interrupted")
+		fmt.Fprintln(e.stderr, "\nrein: interrupted; the session keeps everything so far")
 		return codeError(130)
 	}
 	return err

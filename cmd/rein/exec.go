@@ -12,6 +12,7 @@ import (
 	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/engine/report"
 	"github.com/reinsh/rein/engine/runner"
+	"github.com/reinsh/rein/engine/session"
 )
 
 type execCmd struct {
@@ -43,10 +44,12 @@ func (c *execCmd) Run(g *Globals, e *env) error {
 	switch {
 	case d.Verdict == policy.Deny:
 		report.Decision(e.stderr, d)
+		c.audit(g, e, p, text, d, nil)
 		return codeError(exitDeny)
 	case d.Verdict == policy.Ask && !c.Yes:
 		report.Decision(e.stderr, d)
 		fmt.Fprintln(e.stderr, "rein: this command needs confirmation; run again with --yes to approve it")
+		c.audit(g, e, p, text, d, nil)
 		return codeError(exitAsk)
 	case c.DryRun:
 		report.Decision(e.stdout, d)
@@ -63,6 +66,7 @@ func (c *execCmd) Run(g *Globals, e *env) error {
 		opts.Stdout, opts.Stderr = e.stdout, e.stderr
 	}
 	res := runner.New(p, runner.Options{}).Run(ctx, text, opts)
+	c.audit(g, e, p, text, d, res)
 	if c.JSON {
 		if err := writeJSON(e.stdout, res, true); err != nil {
 			return err
@@ -92,5 +96,21 @@ func (c *execCmd) explain(w io.Writer, res *runner.Result) {
 		fmt.Fprintf(w, "rein: timed out after %s (exit 124)\n", time.Duration(res.DurationMS)*time.Millisecond)
 	case res.Truncated:
 		fmt.Fprintln(w, "rein: output was longer than limits.max_output_bytes; the result kept its head and tail")
+	}
+}
+
+// audit records the command in the audit log; a database problem is a
+// warning here (a person is running the command), not a refusal.
+func (c *execCmd) audit(g *Globals, e *env, p *policy.Policy, text string, d *policy.Decision, res *runner.Result) {
+	if c.DryRun {
+		return
+	}
+	st, err := openStore(g)
+	if err == nil {
+		err = session.Record(st, nil, "exec", p.Recipe().Workspace, text, d.Verdict.String(), d.Rule, d.Reason, res)
+		st.Close()
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "rein: warning: not audited: %v\n", err)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/engine/recipe"
+	"github.com/reinsh/rein/engine/store"
 	"github.com/reinsh/rein/engine/version"
 )
 
@@ -18,4 +19,13 @@ func loadPolicy(g *Globals, tool string) (*policy.Policy, error) {
 		return nil, err
 	}
 	return policy.New(r, policy.Options{Tool: tool})
+}
+
+// openStore opens the session and audit database the flags select.
+func openStore(g *Globals) (*store.Store, error) {
+	path := g.DB
+	if path == "" {
+		path = store.DefaultPath()
+	}
+	return store.Open(path)
 }

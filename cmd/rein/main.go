@@ -29,17 +29,22 @@ type Globals struct {
 	Recipe string `help:"Recipe file, merged over the discovered ones (user, then repository)." placeholder:"FILE" type:"path"`
 	Preset string `help:"Use a built-in preset instead of the user and repository recipes: ${presets}." placeholder:"NAME"`
 	Dir    string `help:"Start recipe discovery here instead of the working directory." placeholder:"DIR" type:"existingdir"`
+	DB     string `name:"db" help:"Session and audit database (default: $REIN_DB or $XDG_STATE_HOME/rein/rein.db)." placeholder:"FILE"`
 }
 
 type cli struct {
 	Globals
 
-	Check   checkCmd   `cmd:"" help:"Vet a command without running it: verdict, the rule behind it, and why."`
-	Test    testCmd    `cmd:"" help:"Run the policy tests of the recipe and the built-in presets."`
-	Compile compileCmd `cmd:"" help:"Print the compiled recipe as JSON."`
-	Ask     askCmd     `cmd:"" help:"Ask a model a question it answers with vetted commands and file tools."`
-	Exec    execCmd    `cmd:"" help:"Vet a command, then run it with rein's embedded shell under the same policy."`
-	Version versionCmd `cmd:"" help:"Print rein's version."`
+	Check    checkCmd    `cmd:"" help:"Vet a command without running it: verdict, the rule behind it, and why."`
+	Test     testCmd     `cmd:"" help:"Run the policy tests of the recipe and the built-in presets."`
+	Compile  compileCmd  `cmd:"" help:"Print the compiled recipe as JSON."`
+	Ask      askCmd      `cmd:"" help:"Ask a model a question it answers with vetted commands and file tools."`
+	Exec     execCmd     `cmd:"" help:"Vet a command, then run it with rein's embedded shell under the same policy."`
+	Sessions sessionsCmd `cmd:"" help:"List sessions with their last activity, questions and commands."`
+	Log      logCmd      `cmd:"" help:"Print a session's transcript."`
+	Audit    auditCmd    `cmd:"" help:"List every executed command with its decision, exit code and duration."`
+	Replay   replayCmd   `cmd:"" help:"Re-vet a past session's commands under another recipe and show what changes."`
+	Version  versionCmd  `cmd:"" help:"Print rein's version."`
 }
 
 // env is what a command needs from the process.

@@ -13,12 +13,24 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
+// TestMain lets tests run the test binary as rein itself
+// (REIN_TEST_MAIN=1), for tests that need a real process to kill.
+func TestMain(m *testing.M) {
+	if os.Getenv("REIN_TEST_MAIN") == "1" {
+		main()
+	}
+	os.Exit(m.Run())
+}
+
 // rein runs the CLI in-process in a clean environment: no user recipe, a
 // private compile cache, discovery starting in dir.
 func rein(t *testing.T, dir, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("REIN_CACHE_DIR", t.TempDir())
+	if os.Getenv("REIN_DB") == "" || !strings.HasPrefix(os.Getenv("REIN_DB"), os.TempDir()) {
+		t.Setenv("REIN_DB", filepath.Join(t.TempDir(), "rein.db"))
+	}
 	var out, errb bytes.Buffer
 	if dir != "" {
 		args = append([]string{"--dir", dir}, args...)

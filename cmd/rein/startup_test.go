@@ -15,6 +15,7 @@ func benchRun(b *testing.B, args ...string) {
 	dir := b.TempDir()
 	b.Setenv("XDG_CONFIG_HOME", b.TempDir())
 	b.Setenv("REIN_CACHE_DIR", b.TempDir())
+	b.Setenv("REIN_DB", filepath.Join(b.TempDir(), "rein.db"))
 	run(append([]string{"--dir", dir}, args...), &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}) // warm the cache
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -60,6 +61,7 @@ func benchProcess(b *testing.B, name string, args ...string) {
 	dir := b.TempDir()
 	b.Setenv("REIN_CACHE_DIR", b.TempDir())
 	b.Setenv("XDG_CONFIG_HOME", b.TempDir())
+	b.Setenv("REIN_DB", filepath.Join(b.TempDir(), "rein.db"))
 	run := func() {
 		cmd := exec.Command(name, args...)
 		cmd.Dir = dir

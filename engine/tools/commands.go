@@ -50,9 +50,19 @@ func (s *Set) execute(ctx context.Context, tool, command, reason string, d *poli
 	if s.opts.ConfirmAll && verdict == policy.Allow {
 		verdict = policy.Ask
 	}
+	ev := CommandEvent{Tool: tool, Command: command, Reason: reason, Decision: d, DryRun: s.opts.DryRun}
 	if s.opts.BeforeCommand != nil {
-		s.opts.BeforeCommand(CommandEvent{Tool: tool, Command: command, Reason: reason, Decision: d, DryRun: s.opts.DryRun})
+		s.opts.BeforeCommand(ev)
 	}
+	out := s.decideAndRun(ctx, ev, verdict, run)
+	if s.opts.AfterCommand != nil && out.Result != nil {
+		s.opts.AfterCommand(ev, out.Result)
+	}
+	return out
+}
+
+func (s *Set) decideAndRun(ctx context.Context, ev CommandEvent, verdict policy.Verdict, run func(approved bool) *runner.Result) Outcome {
+	tool, command, reason, d := ev.Tool, ev.Command, ev.Reason, ev.Decision
 	approved := false
 	switch verdict {
 	case policy.Deny:

@@ -82,6 +82,8 @@ type Options struct {
 	DryRun bool
 	// BeforeCommand sees each command with its decision before it runs.
 	BeforeCommand func(CommandEvent)
+	// AfterCommand sees each command's result (or refusal), for the audit log.
+	AfterCommand func(CommandEvent, *runner.Result)
 }
 
 // Set is the tools a model can call, all going through the same policy and

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/reinsh/rein/engine/message"
+	"github.com/reinsh/rein/engine/store"
+)
+
+type sessionsCmd struct {
+	JSON bool `help:"Print one JSON object per session."`
+}
+
+func (c *sessionsCmd) Run(g *Globals, e *env) error {
+	st, err := openStore(g)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	list, err := st.Sessions(context.Background())
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		for _, s := range list {
+			if err := writeJSON(e.stdout, s, false); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(e.stderr, "no sessions yet in "+st.Path())
+		return nil
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tLAST ACTIVITY\tQUESTIONS\tCOMMANDS\tWORKSPACE")
+	for _, s := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", s.Name, s.Updated.Local().Format("2006-01-02 15:04"), s.Turns, s.Commands, s.Workspace)
+	}
+	return tw.Flush()
+}
+
+type logCmd struct {
+	Name string `arg:"" help:"Session name."`
+	JSON bool   `help:"Print the stored events, one JSON object per line."`
+}
+
+func (c *logCmd) Run(g *Globals, e *env) error {
+	st, err := openStore(g)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ctx := context.Background()
+	sess, err := st.Session(ctx, c.Name, "", "", false)
+	if err != nil {
+		return err
+	}
+	events, err := st.Events(ctx, sess)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		for _, ev := range events {
+			if err := writeJSON(e.stdout, ev, false); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "session %s (%s, %s)\n", sess.Name, sess.Model, sess.Workspace)
+	for _, ev := range events {
+		m := message.Message{Kind: message.Kind(ev.Kind), Content: ev.Content, Data: ev.Data}
+		when := ev.Created.Local().Format("15:04:05")
+		switch m.Kind {
+		case message.System:
+		case message.User:
+			fmt.Fprintf(e.stdout, "\n%s  you: %s\n", when, m.Content)
+		case message.Assistant:
+			fmt.Fprintf(e.stdout, "%s  model: %s\n", when, m.Content)
+		case message.ToolCall:
+			fmt.Fprintf(e.stdout, "%s  ▶ %s\n", when, m.Content)
+		case message.ToolResult:
+			fmt.Fprintf(e.stdout, "%s    %s\n", when, firstLine(m.Content))
+		case "usage":
+			fmt.Fprintf(e.stdout, "%s    tokens: %s\n", when, m.Content)
+		}
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > 160 {
+		s = s[:157] + "…"
+	}
+	return s
+}
+
+type auditCmd struct {
+	Since     string `help:"Only commands since this long ago (24h, 7d) or this date (2026-01-31)." placeholder:"WHEN"`
+	Session   string `help:"Only commands of this session." placeholder:"NAME"`
+	Verdict   string `help:"Only commands with this verdict (allow, ask, deny)." enum:",allow,ask,deny" default:""`
+	Workspace string `help:"Only commands run in this workspace." placeholder:"DIR"`
+	JSON      bool   `help:"Print one JSON object per line."`
+}
+
+func (c *auditCmd) Run(g *Globals, e *env) error {
+	since, err := parseSince(c.Since)
+	if err != nil {
+		return err
+	}
+	st, err := openStore(g)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	rows, err := st.Audit(context.Background(), store.Filter{Since: since, Session: c.Session, Verdict: c.Verdict, Workspace: c.Workspace})
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		for _, r := range rows {
+			if err := writeJSON(e.stdout, r, false); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TIME\tSESSION\tSOURCE\tVERDICT\tRULE\tEXIT\tMS\tCOMMAND\tWORKSPACE")
+	for _, r := range rows {
+		exit := "-"
+		if r.ExitCode != nil {
+			exit = fmt.Sprint(*r.ExitCode)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.Time.Local().Format("2006-01-02 15:04:05"), r.Session, r.Source,
+			r.Verdict, r.Rule, exit, r.DurationMS, firstLine(r.Command), r.Workspace)
+	}
+	return tw.Flush()
+}
+
+func parseSince(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if strings.HasSuffix(s, "d") {
+		var days int
+		if _, err := fmt.Sscanf(s, "%dd", &days); err == nil {
+			return time.Now().AddDate(0, 0, -days), nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil {
+		return time.Now().Add(-d), nil
+	}
+	for _, layout := range []string{"2006-01-02", time.RFC3339} {
+		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("--since %q: use a duration (24h, 7d) or a date (2026-01-31)", s)
+}

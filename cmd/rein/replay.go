@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/reinsh/rein/engine/policy"
+	"github.com/reinsh/rein/engine/store"
+)
+
+type replayCmd struct {
+	Name string `arg:"" help:"Session name."`
+	JSON bool   `help:"Print one JSON object per command."`
+}
+
+func (c *replayCmd) Help() string {
+	return `Re-vets every command a past session ran (or tried) under the recipe that
+--recipe / --preset / discovery selects, and prints the decisions that change.
+
+Exit status: 1 when any decision would become more permissive (deny → ask or
+allow, ask → allow), 0 otherwise.`
+}
+
+// replayChange is one command whose decision differs.
+type replayChange struct {
+	Command string `json:"command"`
+	Before  string `json:"before"`
+	After   string `json:"after"`
+	Rule    string `json:"rule"`
+	Reason  string `json:"reason"`
+	Looser  bool   `json:"more_permissive"`
+}
+
+func (c *replayCmd) Run(g *Globals, e *env) error {
+	p, err := loadPolicy(g, "replay")
+	if err != nil {
+		return err
+	}
+	st, err := openStore(g)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	rows, err := st.Audit(context.Background(), store.Filter{Session: c.Name})
+	if err != nil {
+		return err
+	}
+	if len(rows) == 0 {
+		if _, err := st.Session(context.Background(), c.Name, "", "", false); err != nil {
+			return err
+		}
+	}
+	looser, same := 0, 0
+	for _, r := range rows {
+		before, err := policy.ParseVerdict(r.Verdict)
+		if err != nil {
+			continue
+		}
+		d := p.Check(r.Command)
+		if d.Verdict == before {
+			same++
+			continue
+		}
+		ch := replayChange{Command: r.Command, Before: r.Verdict, After: d.Verdict.String(), Rule: d.Rule, Reason: d.Reason, Looser: d.Verdict < before}
+		if ch.Looser {
+			looser++
+		}
+		if c.JSON {
+			if err := writeJSON(e.stdout, ch, false); err != nil {
+				return err
+			}
+			continue
+		}
+		mark := "stricter"
+		if ch.Looser {
+			mark = "LOOSER  "
+		}
+		fmt.Fprintf(e.stdout, "%s %s → %s  %s\n         rule %s: %s\n", mark, ch.Before, ch.After, ch.Command, ch.Rule, ch.Reason)
+	}
+	if !c.JSON {
+		fmt.Fprintf(e.stdout, "%d commands re-vetted: %d unchanged, %d changed, %d more permissive\n", len(rows), same, len(rows)-same, looser)
+	}
+	if looser > 0 {
+		return codeError(exitDeny)
+	}
+	return nil
+}

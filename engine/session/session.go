@@ -1,0 +1,129 @@
+// Package session connects a conversation to the store: it restores or
+// starts a named session, writes every message as it happens, and records
+// every command in the audit log.
+package session
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/reinsh/rein/engine/message"
+	"github.com/reinsh/rein/engine/provider"
+	"github.com/reinsh/rein/engine/runner"
+	"github.com/reinsh/rein/engine/store"
+	"github.com/reinsh/rein/engine/tools"
+)
+
+// Recorder writes one session's events and commands.
+type Recorder struct {
+	store     *store.Store
+	session   *store.Session
+	source    string
+	workspace string
+	// Err is the first write that failed; the conversation stops on it.
+	Err error
+}
+
+// NewName makes a session name for a conversation that was not given one.
+func NewName() string {
+	b := make([]byte, 3)
+	rand.Read(b)
+	return time.Now().Format("20060102-150405") + "-" + hex.EncodeToString(b)
+}
+
+// Start opens the named session (creating it), or empties it when fresh is
+// set, and returns the history to continue: the restored messages (with
+// interrupted tool calls answered) or a new system prompt, then the
+// question, which is already written.
+func Start(ctx context.Context, st *store.Store, name string, fresh bool, workspace, model, system, question string) ([]message.Message, *Recorder, error) {
+	sess, err := st.Session(ctx, name, workspace, model, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	if fresh {
+		if err := st.Reset(ctx, sess); err != nil {
+			return nil, nil, err
+		}
+	}
+	history, err := st.Messages(ctx, sess)
+	if err != nil {
+		return nil, nil, err
+	}
+	rec := &Recorder{store: st, session: sess, source: "ask", workspace: workspace}
+	if len(history) == 0 {
+		sys := message.Text(message.System, system)
+		history = append(history, sys)
+		rec.Message(sys)
+	} else {
+		// Store the synthetic results Repair added for calls cut off by a
+		// crash (they follow the last stored message), so the stored session
+		// matches what the provider sees.
+		stored, err := st.Events(ctx, sess)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, m := range history[min(countMessages(stored), len(history)):] {
+			rec.Message(m)
+		}
+	}
+	q := message.Text(message.User, question)
+	history = append(history, q)
+	rec.Message(q)
+	return history, rec, rec.Err
+}
+
+func countMessages(events []store.Event) int {
+	n := 0
+	for _, e := range events {
+		if e.Kind != "usage" {
+			n++
+		}
+	}
+	return n
+}
+
+// Message writes one message (the agent's OnMessage).
+func (r *Recorder) Message(m message.Message) {
+	if r.Err == nil {
+		r.Err = r.store.Append(context.Background(), r.session, m)
+	}
+}
+
+// Usage writes the token usage of one model call.
+func (r *Recorder) Usage(u provider.Usage) {
+	data, _ := json.Marshal(u)
+	if r.Err == nil {
+		r.Err = r.store.Append(context.Background(), r.session, message.Message{Kind: "usage",
+			Content: fmt.Sprintf("%d in, %d out", u.PromptTokens, u.CompletionTokens), Data: data})
+	}
+}
+
+// Command records a command the model ran or was refused (the tool set's
+// AfterCommand).
+func (r *Recorder) Command(ev tools.CommandEvent, res *runner.Result) {
+	err := Record(r.store, r.session, r.source, r.workspace, ev.Command, ev.Decision.Verdict.String(), ev.Decision.Rule, ev.Decision.Reason, res)
+	if r.Err == nil {
+		r.Err = err
+	}
+}
+
+// Record writes one command to the audit log; sess may be nil (rein exec).
+func Record(st *store.Store, sess *store.Session, source, workspace, command, verdict, rule, reason string, res *runner.Result) error {
+	c := store.Command{Source: source, Workspace: workspace, Command: command, Verdict: verdict, Rule: rule, Reason: reason}
+	if res != nil {
+		c.TimedOut, c.DurationMS = res.TimedOut, res.DurationMS
+		if res.Error == "" || res.Decision == nil {
+			code := res.ExitCode
+			c.ExitCode = &code
+		}
+		if res.DeniedBy != "" && verdict == "allow" {
+			// Allowed when vetted, stopped at run time.
+			c.Verdict, c.Rule, c.Reason = "deny", res.DeniedBy, res.Error
+		}
+	}
+	return st.Record(context.Background(), sess, c)
+}
