@@ -44,9 +44,10 @@
     + (if each != null then { each: each } else {})
     + (if when != null then { when: when } else {}),
 
-  // A task (see `rein run`).
-  task(description='', run=null, steps=null, params={}, deps=[], env={}, dir=null, timeout=null, expose=false)::
-    { description: description, params: params, deps: deps, env: env, expose: expose }
+  // A task (see `rein run`). allow lists commands this task may run that
+  // the recipe's policy would otherwise refuse: an explicit, visible grant.
+  task(description='', run=null, steps=null, params={}, deps=[], env={}, dir=null, timeout=null, expose=false, allow=[])::
+    { description: description, params: params, deps: deps, env: env, expose: expose, allow: allow }
     + (if run != null then { run: run } else {})
     + (if steps != null then { steps: steps } else {})
     + (if dir != null then { dir: dir } else {})

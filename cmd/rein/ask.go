@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/reinsh/rein/engine/agent"
+	"github.com/reinsh/rein/engine/message"
 	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/engine/provider"
 	"github.com/reinsh/rein/engine/report"
@@ -91,13 +92,15 @@ func (c *askCmd) Run(g *Globals, e *env) error {
 	if name == "" {
 		name = session.NewName()
 	}
-	history, rec, err := session.Start(ctx, st, name, c.NewSession, r.Workspace, model, system, strings.Join(c.Question, " "))
-	if err != nil {
-		return err
-	}
 	show := report.NewAskPrinter(e.stdout, e.stderr, c.Quiet, e.stdinTerminal).Event
 	if c.JSON {
 		show = report.JSONEvents(e.stdout)
+	}
+	run := runner.New(p, runner.Options{})
+	contextMessages := func() []message.Message { return agent.Context(ctx, run, r.Context, show) }
+	history, rec, err := session.Start(ctx, st, name, c.NewSession, r.Workspace, model, system, strings.Join(c.Question, " "), contextMessages)
+	if err != nil {
+		return err
 	}
 	onEvent := func(ev agent.Event) {
 		if ev.Type == "usage" && ev.Usage != nil {
@@ -109,7 +112,7 @@ func (c *askCmd) Run(g *Globals, e *env) error {
 	if e.stdinTerminal && !c.JSON {
 		approver = report.TerminalApprover(e.stdin, e.stderr)
 	}
-	set := tools.NewSet(p, runner.New(p, runner.Options{}), tools.Options{
+	set := tools.NewSet(p, run, tools.Options{
 		Approver: approver, Yes: c.Yes, ConfirmAll: c.ConfirmCommands, AllowCommands: c.AllowCommands, DryRun: c.DryRun,
 		BeforeCommand: func(ce tools.CommandEvent) { onEvent(agent.CommandEvent(ce)) },
 		AfterCommand:  rec.Command,

@@ -4,16 +4,19 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 
 	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/engine/report"
+	"github.com/reinsh/rein/engine/tasks"
 )
 
 type checkCmd struct {
 	Command []string `arg:"" optional:"" passthrough:"partial" help:"Shell text to vet (quote it). Several arguments are joined with spaces, verbatim: put rein's flags first. Without one, commands are read from standard input, one per line."`
 	JSON    bool     `help:"Print the decision as one JSON object (one per line when reading standard input)."`
+	Task    string   `help:"Vet a task's steps (and its dependencies') with the policy that task runs under." placeholder:"NAME"`
 }
 
 func (c *checkCmd) Help() string {
@@ -27,6 +30,9 @@ Examples:
 }
 
 func (c *checkCmd) Run(g *Globals, e *env) error {
+	if c.Task != "" {
+		return c.task(g, e)
+	}
 	p, err := loadPolicy(g, "check")
 	if err != nil {
 		return err
@@ -93,4 +99,43 @@ func verdictExit(v policy.Verdict) error {
 		return codeError(exitAsk)
 	}
 	return nil
+}
+
+// task vets every step a task would run, each with its task's policy.
+func (c *checkCmd) task(g *Globals, e *env) error {
+	r, err := loadRecipe(g)
+	if err != nil {
+		return err
+	}
+	order, err := tasks.Plan(r, c.Task)
+	if err != nil {
+		return err
+	}
+	worst := policy.Allow
+	for _, name := range order {
+		t := r.Tasks[name]
+		p, err := tasks.Policy(r, t)
+		if err != nil {
+			return err
+		}
+		if !c.JSON {
+			fmt.Fprintf(e.stdout, "task %s", name)
+			if len(t.Allow) > 0 {
+				fmt.Fprintf(e.stdout, " (also allowed for this task: %s)", strings.Join(t.Allow, ", "))
+			}
+			fmt.Fprintln(e.stdout)
+		}
+		for _, step := range tasks.Steps(t) {
+			d := p.Check(step)
+			worst = max(worst, d.Verdict)
+			if c.JSON {
+				if err := writeJSON(e.stdout, d, false); err != nil {
+					return err
+				}
+			} else {
+				report.Decision(e.stdout, d)
+			}
+		}
+	}
+	return verdictExit(worst)
 }

@@ -243,3 +243,64 @@ func TestExec(t *testing.T) {
 		t.Errorf("ask: exit %d %q", code, errOut)
 	}
 }
+
+// The exact tool lists sent to providers, for a fixed recipe.
+func TestToolsGolden(t *testing.T) {
+	dir, err := filepath.Abs(filepath.Join("..", "..", "testdata", "tools"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"openai", "anthropic"} {
+		t.Run(format, func(t *testing.T) {
+			out, errOut, code := rein(t, dir, "", "tools", "--format", format)
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			out = strings.ReplaceAll(out, dir, "$WORKSPACE")
+			golden := filepath.Join("testdata", "tools", format+".json")
+			if *update {
+				os.MkdirAll(filepath.Dir(golden), 0o755)
+				os.WriteFile(golden, []byte(out), 0o644)
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./cmd/rein -update)", err)
+			}
+			if out != string(want) {
+				t.Errorf("rein tools --format %s differs from %s:\n%s", format, golden, out)
+			}
+		})
+	}
+}
+
+func TestRunTasks(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX")
+	}
+	dir, _ := filepath.Abs(filepath.Join("..", "..", "testdata", "tools"))
+	out, _, code := rein(t, dir, "", "run")
+	if code != exitOK || !strings.Contains(out, "greet (model tool)") || !strings.Contains(out, "--name") || !strings.Contains(out, "int (default 1)") {
+		t.Errorf("list: %d\n%s", code, out)
+	}
+	out, errOut, code := rein(t, dir, "", "run", "greet", "--name", "x; rm -rf y")
+	if code != exitOK || out != "hello x; rm -rf y\n" || !strings.Contains(errOut, "▶ greet:") {
+		t.Errorf("run with --name: %d %q %q", code, out, errOut)
+	}
+	out, _, code = rein(t, dir, "", "run", "greet", "ann", "--times=2")
+	if code != exitOK || out != "hello ann\n" {
+		t.Errorf("positional: %d %q", code, out)
+	}
+	if _, errOut, code := rein(t, dir, "", "run", "greet", "--nope", "1"); code != exitUsage || !strings.Contains(errOut, "unknown parameter --nope") {
+		t.Errorf("unknown parameter: %d %q", code, errOut)
+	}
+	if _, errOut, code := rein(t, dir, "", "run", "greet", "--times", "x", "bo"); code != exitUsage || !strings.Contains(errOut, "whole number") {
+		t.Errorf("bad int: %d %q", code, errOut)
+	}
+	if _, errOut, code := rein(t, dir, "", "run", "deploy"); code != exitUsage || !strings.Contains(errOut, "the tasks are: greet, hidden, lint") {
+		t.Errorf("unknown task: %d %q", code, errOut)
+	}
+	out, _, code = rein(t, dir, "", "check", "--task", "lint")
+	if code != exitOK || !strings.Contains(out, "task lint") || !strings.Contains(out, "allow  ./scripts/lint.sh") {
+		t.Errorf("check --task: %d\n%s", code, out)
+	}
+}

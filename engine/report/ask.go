@@ -75,6 +75,14 @@ func (p *AskPrinter) Event(e agent.Event) {
 			p.newline()
 			fmt.Fprintf(p.info, "▶ %s %s\n", e.Name, e.Arguments)
 		}
+	case "context":
+		if !p.quiet {
+			mark := "✓"
+			if e.Success != nil && !*e.Success {
+				mark = "✗"
+			}
+			fmt.Fprintf(p.info, "%s context %s: %s\n", mark, e.Name, e.Summary)
+		}
 	case "retry":
 		fmt.Fprintf(p.info, "rein: %s; retrying in %s\n", e.Message, e.Wait)
 	case "limit":

@@ -5,9 +5,11 @@ package report
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/reinsh/rein/engine/policy"
+	"github.com/reinsh/rein/engine/recipe"
 	"github.com/reinsh/rein/shellparse"
 )
 
@@ -120,4 +122,45 @@ func Tests(w io.Writer, suites []TestSuite, verbose bool) {
 		}
 	}
 	fmt.Fprintf(w, "%d passed, %d failed\n", passed, failed)
+}
+
+// Tasks lists a recipe's tasks with their descriptions and parameters.
+func Tasks(w io.Writer, r *recipe.Recipe) {
+	if len(r.Tasks) == 0 {
+		fmt.Fprintln(w, "this recipe has no tasks (add them under tasks: in rein.jsonnet)")
+		return
+	}
+	names := make([]string, 0, len(r.Tasks))
+	for n := range r.Tasks {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		t := r.Tasks[n]
+		line := n
+		if t.Expose {
+			line += " (model tool)"
+		}
+		fmt.Fprintf(w, "%-24s %s\n", line, t.Description)
+		params := make([]string, 0, len(t.Params))
+		for p := range t.Params {
+			params = append(params, p)
+		}
+		sort.Strings(params)
+		for _, p := range params {
+			pp := t.Params[p]
+			kind := pp.Type
+			if pp.Type == "enum" {
+				kind = strings.Join(pp.Enum, "|")
+			}
+			def := ""
+			if pp.Default != nil {
+				def = fmt.Sprintf(" (default %v)", pp.Default)
+			}
+			fmt.Fprintf(w, "  --%-20s %s%s  %s\n", p, kind, def, pp.Description)
+		}
+		if len(t.Deps) > 0 {
+			fmt.Fprintf(w, "  after: %s\n", strings.Join(t.Deps, ", "))
+		}
+	}
 }

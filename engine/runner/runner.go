@@ -77,6 +77,9 @@ type RunOptions struct {
 	Stdout, Stderr io.Writer
 	// Stdin is the command's input (default: empty).
 	Stdin io.Reader
+	// Env adds variables (NAME=value) for this run only: task parameters
+	// reach scripts this way, as variables, never spliced into the text.
+	Env []string
 }
 
 // Run vets shell text and, if it is allowed, interprets it.
@@ -124,7 +127,7 @@ func (r *Runner) Interpret(ctx context.Context, text string, opts RunOptions) *R
 	var denial *policy.Decision
 	var shell *interp.Runner
 	shell, err = interp.New(
-		interp.Env(expand.ListEnviron(r.env...)),
+		interp.Env(expand.ListEnviron(append(append([]string(nil), r.env...), opts.Env...)...)),
 		interp.Dir(dir),
 		interp.StdIO(stdin, stream{out, false}, stream{out, true}),
 		interp.CallHandler(func(ctx context.Context, args []string) ([]string, error) {
@@ -223,7 +226,8 @@ func (r *Runner) RunArgv(ctx context.Context, argv []string, opts RunOptions) *R
 	if d.Verdict == policy.Deny || d.Verdict == policy.Ask && !opts.Approved {
 		return Denied(d)
 	}
-	env := expand.ListEnviron(r.env...)
+	envList := append(append([]string(nil), r.env...), opts.Env...)
+	env := expand.ListEnviron(envList...)
 	path, err := interp.LookPathDir(dir, env, argv[0])
 	if err != nil {
 		return &Result{Stderr: fmt.Sprintf("rein: %s: command not found\n", argv[0]), ExitCode: 127, DurationMS: time.Since(start).Milliseconds()}
@@ -236,7 +240,7 @@ func (r *Runner) RunArgv(ctx context.Context, argv []string, opts RunOptions) *R
 		return Failed("%v", err)
 	}
 	defer closeStdin()
-	code, err := process{path: path, argv: argv, env: r.env, dir: dir, stdin: stdin,
+	code, err := process{path: path, argv: argv, env: envList, dir: dir, stdin: stdin,
 		stdout: stream{out, false}, stderr: stream{out, true}, grace: r.grace}.run(ctx)
 	res := &Result{ExitCode: code, DurationMS: time.Since(start).Milliseconds()}
 	if err != nil {

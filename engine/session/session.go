@@ -39,7 +39,10 @@ func NewName() string {
 // set, and returns the history to continue: the restored messages (with
 // interrupted tool calls answered) or a new system prompt, then the
 // question, which is already written.
-func Start(ctx context.Context, st *store.Store, name string, fresh bool, workspace, model, system, question string) ([]message.Message, *Recorder, error) {
+//
+// contextMessages, called only for a conversation that is starting, gives
+// the messages that follow the system prompt (the recipe's context).
+func Start(ctx context.Context, st *store.Store, name string, fresh bool, workspace, model, system, question string, contextMessages func() []message.Message) ([]message.Message, *Recorder, error) {
 	sess, err := st.Session(ctx, name, workspace, model, true)
 	if err != nil {
 		return nil, nil, err
@@ -58,6 +61,12 @@ func Start(ctx context.Context, st *store.Store, name string, fresh bool, worksp
 		sys := message.Text(message.System, system)
 		history = append(history, sys)
 		rec.Message(sys)
+		if contextMessages != nil {
+			for _, m := range contextMessages() {
+				history = append(history, m)
+				rec.Message(m)
+			}
+		}
 	} else {
 		// Store the synthetic results Repair added for calls cut off by a
 		// crash (they follow the last stored message), so the stored session

@@ -30,34 +30,46 @@ func Catalog(r *recipe.Recipe, detailed bool) string {
 	}
 	names := make([]string, 0, len(r.Programs))
 	for n := range r.Programs {
-		if r.Available(n) {
+		if r.Available(n) && n != "" && (n[0] >= 'a' && n[0] <= 'z' || n[0] >= 'A' && n[0] <= 'Z') {
 			names = append(names, n)
 		}
 	}
 	sort.Strings(names)
-	if len(names) > 0 {
-		b.WriteString("Programs (with variations of their arguments):\n")
-		for _, n := range names {
-			p := r.Programs[n]
-			line := "- " + n
-			if len(p.Subcommands) > 0 {
-				subs := make([]string, 0, len(p.Subcommands))
-				for s, sc := range p.Subcommands {
-					if sc != nil && sc.Ask {
-						s += " (asks first)"
-					}
-					subs = append(subs, s)
+	var simple []string
+	var lines []string
+	for _, n := range names {
+		p := r.Programs[n]
+		if len(p.Subcommands) == 0 && !detailed {
+			simple = append(simple, n)
+			continue
+		}
+		line := "- " + n
+		if len(p.Subcommands) > 0 {
+			subs := make([]string, 0, len(p.Subcommands))
+			for s, sc := range p.Subcommands {
+				if sc != nil && sc.Ask {
+					s += " (asks first)"
 				}
-				sort.Strings(subs)
-				line += " " + strings.Join(subs, ", ")
+				subs = append(subs, s)
 			}
-			if detailed && p.Description != "" {
-				line += ": " + p.Description
-			}
-			if detailed && len(p.DenyFlags) > 0 {
-				line += fmt.Sprintf(" [not: %s]", strings.Join(p.DenyFlags, " "))
-			}
-			b.WriteString(line + "\n")
+			sort.Strings(subs)
+			line += " " + strings.Join(subs, ", ")
+		}
+		if detailed && p.Description != "" {
+			line += ": " + p.Description
+		}
+		if detailed && len(p.DenyFlags) > 0 {
+			line += fmt.Sprintf(" [not: %s]", strings.Join(p.DenyFlags, " "))
+		}
+		lines = append(lines, line)
+	}
+	if len(lines) > 0 || len(simple) > 0 {
+		b.WriteString("Programs (variations of their arguments are fine):\n")
+		for _, l := range lines {
+			b.WriteString(l + "\n")
+		}
+		if len(simple) > 0 {
+			b.WriteString("- " + strings.Join(simple, ", ") + "\n")
 		}
 	}
 	b.WriteString("Not allowed: " + strings.Join(forbidden(r), "; ") + ".\n")

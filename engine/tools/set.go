@@ -116,6 +116,9 @@ func NewSet(p *policy.Policy, r *runner.Runner, opts Options) *Set {
 			delete(s.enabled, name)
 		}
 	}
+	for tool := range s.taskTools() {
+		s.enabled[tool] = "true"
+	}
 	if opts.AllowCommands {
 		for _, n := range []string{RunCommand, ExecuteCommand} {
 			if _, ok := s.enabled[n]; !ok {
@@ -137,7 +140,11 @@ func (s *Set) Specs() []Spec {
 			out = append(out, spec)
 		}
 	}
-	return out
+	return append(out, s.taskSpecs()...)
+}
+
+func sortSpecs(specs []Spec) {
+	sort.Slice(specs, func(i, j int) bool { return specs[i].Name < specs[j].Name })
 }
 
 func (s *Set) allSpecs() []Spec {
@@ -233,6 +240,9 @@ func (s *Set) Call(ctx context.Context, name, arguments string) Outcome {
 		if out, ok := s.approveTool(ctx, name, arguments); !ok {
 			return out
 		}
+	}
+	if task, ok := s.taskTools()[name]; ok {
+		return s.callTask(ctx, name, task, args)
 	}
 	switch name {
 	case RunCommand:

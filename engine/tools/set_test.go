@@ -126,3 +126,35 @@ func TestSpecsFollowTheRecipe(t *testing.T) {
 		t.Errorf("--allow-commands: %s", o.Output)
 	}
 }
+
+func TestExposedTaskTool(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(`
+local rein = import 'rein.libsonnet';
+rein.presets.readonly + { tasks: {
+  greet: rein.task('Greet', run='echo "hello $name"', expose=true, params={ name: rein.param('string', 'who') }),
+  grep: rein.task('shadows a built-in tool', run='echo g', expose=true),
+} }`), 0o644)
+	r, err := recipe.Load(recipe.Options{Dir: dir, CacheDir: "-", UserFile: "-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := policy.New(r, policy.Options{})
+	set := tools.NewSet(p, runner.New(p, runner.Options{}), tools.Options{})
+	var names []string
+	for _, s := range set.Specs() {
+		names = append(names, s.Name)
+	}
+	if !strings.Contains(strings.Join(names, ","), "greet") || !strings.Contains(strings.Join(names, ","), "task_grep") {
+		t.Errorf("specs %v", names)
+	}
+	o := set.Call(context.Background(), "greet", `{"name":"x; rm -rf y"}`)
+	var res struct{ Stdout string }
+	json.Unmarshal([]byte(o.Output), &res)
+	if !o.Success || res.Stdout != "hello x; rm -rf y\n" {
+		t.Errorf("task tool: %s", o.Output)
+	}
+	if o := set.Call(context.Background(), "greet", `{}`); !strings.Contains(errorOf(o), "needs --name") {
+		t.Errorf("missing param: %s", o.Output)
+	}
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/reinsh/rein/engine/policy"
+	"github.com/reinsh/rein/engine/report"
+	"github.com/reinsh/rein/engine/runner"
+	"github.com/reinsh/rein/engine/session"
+	"github.com/reinsh/rein/engine/tasks"
+)
+
+type runCmd struct {
+	Task []string `arg:"" optional:"" passthrough:"partial" help:"Task to run, then its parameters as --name value, --name=value or positionals. Without a task: list the tasks."`
+	Yes  bool     `short:"y" help:"Approve steps whose verdict is ask. Never overrides deny."`
+	JSON bool     `help:"Print the last step's result object instead of live output (or the task list as JSON)."`
+}
+
+func (c *runCmd) Help() string {
+	return `Runs a recipe task with rein's embedded shell: dependencies first (once each),
+then its steps in order; a failing step stops the task with its exit code.
+Parameters reach the scripts as shell variables ("$name"), never spliced into
+the text. Every step is vetted by the recipe's policy plus the task's own
+explicit allow list (see rein check --task).`
+}
+
+func (c *runCmd) Run(g *Globals, e *env) error {
+	r, err := loadRecipe(g)
+	if err != nil {
+		return err
+	}
+	if len(c.Task) == 0 {
+		if c.JSON {
+			return writeJSON(e.stdout, r.Tasks, true)
+		}
+		report.Tasks(e.stdout, r)
+		return nil
+	}
+	name := c.Task[0]
+	t, ok := r.Tasks[name]
+	if !ok {
+		_, err := tasks.Plan(r, name)
+		return err
+	}
+	named, positional, err := parseTaskArgs(c.Task[1:], t)
+	if err != nil {
+		return err
+	}
+	params, err := tasks.Bind(name, t, named, positional)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	st, stErr := openStore(g)
+	if stErr != nil {
+		fmt.Fprintf(e.stderr, "rein: warning: not audited: %v\n", stErr)
+	} else {
+		defer st.Close()
+	}
+	opts := tasks.Options{Approved: c.Yes}
+	if !c.JSON {
+		opts.Stdout, opts.Stderr = e.stdout, e.stderr
+	}
+	var lastStep string
+	var lastDecision *policy.Decision
+	opts.OnStep = func(task, script string, d *policy.Decision) {
+		lastStep, lastDecision = script, d
+		if !c.JSON {
+			fmt.Fprintf(e.stderr, "▶ %s: %s\n", task, oneLine(script))
+		}
+	}
+	opts.Runner = func(p *policy.Policy) *runner.Runner { return runner.New(p, runner.Options{}) }
+	res, err := tasks.Run(ctx, r, name, params, opts)
+	if err != nil {
+		return err
+	}
+	if st != nil && lastDecision != nil {
+		if err := session.Record(st, nil, "run", r.Workspace, lastStep, lastDecision.Verdict.String(), lastDecision.Rule, lastDecision.Reason, res); err != nil {
+			fmt.Fprintf(e.stderr, "rein: warning: not audited: %v\n", err)
+		}
+	}
+	if c.JSON {
+		if err := writeJSON(e.stdout, res, true); err != nil {
+			return err
+		}
+	} else if res.Error != "" {
+		if res.Decision != nil {
+			report.Decision(e.stderr, res.Decision)
+		}
+		fmt.Fprintln(e.stderr, "rein: "+res.Error)
+	}
+	switch {
+	case res.DeniedBy != "":
+		return codeError(exitDeny)
+	case res.Error != "":
+		return codeError(exitUsage)
+	case res.ExitCode != 0:
+		return codeError(min(res.ExitCode, 255))
+	}
+	return nil
+}
+
+func oneLine(s string) string {
+	s = strings.ReplaceAll(strings.TrimSpace(s), "\n", "; ")
+	if len(s) > 100 {
+		s = s[:97] + "…"
+	}
+	return s
+}
