@@ -39,6 +39,7 @@ type cli struct {
 	Test     testCmd     `cmd:"" help:"Run the policy tests of the recipe and the built-in presets."`
 	Compile  compileCmd  `cmd:"" help:"Print the compiled recipe as JSON."`
 	Ask      askCmd      `cmd:"" help:"Ask a model a question it answers with vetted commands and file tools."`
+	Init     initCmd     `cmd:"" help:"Write a starter rein.jsonnet for this repository (never overwrites)."`
 	Run      runCmd      `cmd:"" help:"Run a recipe task (or list them) under the recipe's policy."`
 	Tools    toolsCmd    `cmd:"" help:"Show the tools and catalog a model gets (--format openai, anthropic or mcp for wire shapes)."`
 	Exec     execCmd     `cmd:"" help:"Vet a command, then run it with rein's embedded shell under the same policy."`

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestInitEachKind(t *testing.T) {
+	kinds := []struct {
+		name  string
+		files map[string]string
+		allow []string
+	}{
+		{"go", map[string]string{"go.mod": "module x\n\ngo 1.21\n"}, []string{"go build ./...", "go test ./..."}},
+		{"node", map[string]string{"package.json": `{"scripts":{"test":"vitest run","build":"tsc -p ."}}`}, []string{"npm test", "npm run build"}},
+		{"yarn", map[string]string{"package.json": `{"scripts":{"lint":"eslint ."}}`, "yarn.lock": ""}, []string{"yarn run lint"}},
+		{"python", map[string]string{"pyproject.toml": "[project]\nname='x'\n"}, []string{"pytest", "python -m pytest -q"}},
+		{"rust", map[string]string{"Cargo.toml": "[package]\nname='x'\n"}, []string{"cargo build", "cargo test"}},
+		{"make", map[string]string{"Makefile": ".PHONY: test\n# Build everything\nbuild:\n\tcc -o x x.c\ntest: build ## Run the tests\n\t./x\nVERSION := 1\n%.o: %.c\n\tcc -c $<\n"}, []string{"make", "make build", "make test"}},
+		{"git and scripts", map[string]string{".git/HEAD": "ref: refs/heads/main\n", "scripts/check.sh": "#!/bin/sh\n# Check the repository\necho ok\n"}, []string{"git status", "./scripts/check.sh"}},
+		{"empty", map[string]string{}, []string{"ls -la"}},
+	}
+	for _, k := range kinds {
+		t.Run(k.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for name, content := range k.files {
+				p := filepath.Join(dir, name)
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				mode := os.FileMode(0o644)
+				if strings.HasPrefix(name, "scripts/") {
+					mode = 0o755
+				}
+				os.WriteFile(p, []byte(content), mode)
+			}
+			out, errOut, code := rein(t, dir, "", "init")
+			if code != exitOK || !strings.Contains(out, "wrote "+filepath.Join(dir, "rein.jsonnet")) {
+				t.Fatalf("init: %d %s %s", code, out, errOut)
+			}
+			if out, errOut, code := rein(t, dir, "", "test", "--no-presets"); code != exitOK {
+				b, _ := os.ReadFile(filepath.Join(dir, "rein.jsonnet"))
+				t.Fatalf("rein test on the new recipe: %d\n%s%s\n%s", code, out, errOut, b)
+			}
+			for _, cmd := range k.allow {
+				if out, _, code := rein(t, dir, "", "check", cmd); code != exitOK {
+					t.Errorf("%q not allowed:\n%s", cmd, out)
+				}
+			}
+			for _, cmd := range []string{"rm -rf /", "rm -rf build", "rm -rf ."} {
+				if _, _, code := rein(t, dir, "", "check", cmd); code != exitDeny {
+					t.Errorf("%q not denied", cmd)
+				}
+			}
+			if _, errOut, code := rein(t, dir, "", "init"); code != exitUsage || !strings.Contains(errOut, "never overwrites") {
+				t.Errorf("second init: %d %q", code, errOut)
+			}
+		})
+	}
+}
+
+func TestInitDescriptions(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "Makefile"), []byte("# Build everything\nbuild:\n\ttrue\ntest: build ## Run the tests\n\ttrue\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"scripts":{"build":"tsc -p ."}}`), 0o644)
+	out, _, code := rein(t, dir, "", "init", "--print")
+	if code != exitOK {
+		t.Fatal(code)
+	}
+	for _, want := range []string{`rein.presets.node + rein.presets.make`, `rein.command("make build", "Makefile target: Build everything")`,
+		`rein.command("make test", "Makefile target: Run the tests")`, `rein.command("npm run build", "package.json script: tsc -p .")`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("recipe lacks %s:\n%s", want, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "rein.jsonnet")); err == nil {
+		t.Error("--print wrote a file")
+	}
+}
