@@ -42,6 +42,7 @@ type cli struct {
 	Init     initCmd     `cmd:"" help:"Write a starter rein.jsonnet for this repository (never overwrites)."`
 	Run      runCmd      `cmd:"" help:"Run a recipe task (or list them) under the recipe's policy."`
 	Tools    toolsCmd    `cmd:"" help:"Show the tools and catalog a model gets (--format openai, anthropic or mcp for wire shapes)."`
+	MCP      mcpCmd      `cmd:"" name:"mcp" help:"Serve the recipe's vetted tools to other agents over MCP (stdio)."`
 	Exec     execCmd     `cmd:"" help:"Vet a command, then run it with rein's embedded shell under the same policy."`
 	Sessions sessionsCmd `cmd:"" help:"List sessions with their last activity, questions and commands."`
 	Log      logCmd      `cmd:"" help:"Print a session's transcript."`

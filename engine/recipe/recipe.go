@@ -27,6 +27,7 @@ type Recipe struct {
 	Tasks       map[string]*Task    `json:"tasks,omitempty"`
 	Context     []ContextCommand    `json:"context,omitempty"`
 	Provider    Provider            `json:"provider"`
+	MCP         MCP                 `json:"mcp"`
 	Sandbox     Sandbox             `json:"sandbox"`
 	Tests       Tests               `json:"tests"`
 
@@ -162,6 +163,12 @@ type Provider struct {
 	BaseURL     string   `json:"base_url,omitempty"`
 	APIKeyEnv   string   `json:"api_key_env,omitempty"`
 	Temperature *float64 `json:"temperature,omitempty"`
+}
+
+// MCP configures rein mcp.
+type MCP struct {
+	// Elicitation lets ask verdicts be confirmed through the client.
+	Elicitation bool `json:"elicitation,omitempty"`
 }
 
 // Sandbox configures the kernel sandbox.

@@ -95,6 +95,9 @@ func countMessages(events []store.Event) int {
 	return n
 }
 
+// Source names what the recorded commands come from (ask, mcp).
+func (r *Recorder) Source(source string) { r.source = source }
+
 // Message writes one message (the agent's OnMessage).
 func (r *Recorder) Message(m message.Message) {
 	if r.Err == nil {

@@ -45,6 +45,9 @@ type Approval struct {
 	Approved bool
 	Always   bool   // approve this command for the rest of the session
 	Note     string // passed to the model with a refusal
+	// Pending: the answer will come later (the caller asks the person and
+	// repeats the call); nothing runs and nothing is recorded now.
+	Pending bool
 }
 
 // ApprovalRequest is what a person is asked about.
@@ -201,6 +204,8 @@ type Outcome struct {
 	// For command tools:
 	Command string
 	Result  *runner.Result
+	// Pending: waiting for a person's answer (see Approval.Pending).
+	Pending bool
 }
 
 func errorOutcome(format string, args ...any) Outcome {

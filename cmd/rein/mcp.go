@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/reinsh/rein/engine/mcpserver"
+	"github.com/reinsh/rein/engine/policy"
+	"github.com/reinsh/rein/engine/runner"
+	"github.com/reinsh/rein/engine/session"
+	"github.com/reinsh/rein/engine/tools"
+	"github.com/reinsh/rein/engine/version"
+)
+
+type mcpCmd struct {
+	Session string `help:"Record the calls in this session (default: a new one per server run)." placeholder:"NAME"`
+}
+
+func (c *mcpCmd) Help() string {
+	return `Serves the recipe's tools over MCP on standard input and output, for Claude
+Code, Cursor or any MCP client: the same tools, schemas, policy, runner, limits
+and audit log as rein ask. Commands with an ask verdict are refused (there is
+no terminal to ask on) unless the recipe sets mcp: { elicitation: true } and
+the client supports elicitation. Logs go to standard error.`
+}
+
+func (c *mcpCmd) Run(g *Globals, e *env) error {
+	r, err := loadRecipe(g)
+	if err != nil {
+		return err
+	}
+	p, err := policy.New(r, policy.Options{Tool: "mcp"})
+	if err != nil {
+		return err
+	}
+	st, err := openStore(g)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	name := c.Session
+	if name == "" {
+		name = "mcp-" + session.NewName()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	_, rec, err := session.Start(ctx, st, name, false, r.Workspace, "mcp", "Tool calls from an MCP client.", "(mcp server started)", nil)
+	if err != nil {
+		return err
+	}
+	rec.Source("mcp")
+	opts := tools.Options{AfterCommand: rec.Command}
+	if r.MCP.Elicitation {
+		opts.Approver = mcpserver.Approver()
+	}
+	srv, err := mcpserver.New(tools.NewSet(p, runner.New(p, runner.Options{}), opts), mcpserver.Options{Version: version.String(), Recorder: rec})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "rein mcp: serving %s's tools on stdio (session %s)\n", r.Workspace, name)
+	err = srv.Run(ctx, &mcp.StdioTransport{})
+	if rec.Err != nil {
+		fmt.Fprintf(e.stderr, "rein mcp: the session could not be saved: %v\n", rec.Err)
+	}
+	return err
+}

@@ -1,0 +1,134 @@
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/reinsh/rein/engine/mcpserver"
+	"github.com/reinsh/rein/engine/policy"
+	"github.com/reinsh/rein/engine/recipe"
+	"github.com/reinsh/rein/engine/runner"
+	"github.com/reinsh/rein/engine/tools"
+)
+
+// connect serves a preset's tools and connects an SDK client in memory.
+func connect(t *testing.T, preset string, elicit func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) (*mcp.ClientSession, *tools.Set) {
+	t.Helper()
+	r, err := recipe.Load(recipe.Options{Dir: t.TempDir(), Preset: preset, CacheDir: "-", UserFile: "-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := policy.New(r, policy.Options{})
+	opts := tools.Options{}
+	if elicit != nil {
+		opts.Approver = mcpserver.Approver()
+	}
+	set := tools.NewSet(p, runner.New(p, runner.Options{}), opts)
+	srv, err := mcpserver.New(set, mcpserver.Options{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	if _, err := srv.Connect(ctx, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: elicit})
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs, set
+}
+
+func text(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+func TestListAndCall(t *testing.T) {
+	cs, set := connect(t, "readonly", nil)
+	ctx := context.Background()
+	list, err := cs.ListTools(ctx, &mcp.ListToolsParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*mcp.Tool{}
+	for _, tool := range list.Tools {
+		byName[tool.Name] = tool
+	}
+	if byName["run_command"] == nil || byName["file_read"] == nil || byName["file_write"] != nil {
+		t.Fatalf("tools %v", byName)
+	}
+	// The input schema is the one sent to model providers.
+	sent, _ := json.Marshal(byName["run_command"].InputSchema)
+	var a, b any
+	json.Unmarshal(sent, &a)
+	json.Unmarshal(set.Specs()[0].Schema, &b)
+	if ja, _ := json.Marshal(a); string(ja) != func() string { jb, _ := json.Marshal(b); return string(jb) }() {
+		t.Errorf("schema differs:\n%s\n%s", sent, set.Specs()[0].Schema)
+	}
+
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"command": "echo hello from rein", "reason": "test"}})
+	if err != nil || res.IsError || !strings.Contains(text(res), "hello from rein") {
+		t.Fatalf("allowed call: %v %+v %s", err, res, text(res))
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"command": "rm -rf x", "reason": "test"}})
+	if err != nil || !res.IsError || !strings.Contains(text(res), "shell.unknown_program") || !strings.Contains(text(res), "allowed instead") {
+		t.Fatalf("denied call: %v %s", err, text(res))
+	}
+	// Bad arguments and unknown tools are protocol errors.
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"command": 42}}); err == nil || !strings.Contains(err.Error(), "input schema") {
+		t.Errorf("bad arguments: %v", err)
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "launch_missiles", Arguments: map[string]any{}}); err == nil {
+		t.Error("unknown tool: no error")
+	}
+	// A failing command is a result, not a protocol error.
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "file_read", Arguments: map[string]any{"path": "../outside"}})
+	if err != nil || !res.IsError || !strings.Contains(text(res), "outside the workspace") {
+		t.Errorf("tool failure: %v %s", err, text(res))
+	}
+}
+
+func TestAskVerdicts(t *testing.T) {
+	ctx := context.Background()
+	commit := map[string]any{"command": "git commit -m x", "reason": "save"}
+	cs, _ := connect(t, "git", nil)
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_command", Arguments: commit})
+	if err != nil || !res.IsError || !strings.Contains(text(res), "needs a person's confirmation") {
+		t.Errorf("ask without elicitation: %v %s", err, text(res))
+	}
+	asked := ""
+	cs, _ = connect(t, "git", func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		asked = req.Params.Message
+		return &mcp.ElicitResult{Action: "decline", Content: map[string]any{"note": "not now"}}, nil
+	})
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_command", Arguments: commit})
+	if err != nil || !res.IsError || !strings.Contains(asked, "git commit -m x") || !strings.Contains(text(res), "not now") {
+		t.Errorf("declined through elicitation: %v %q %s", err, asked, text(res))
+	}
+}
+
+func TestAskApprovedThroughElicitation(t *testing.T) {
+	ctx := context.Background()
+	cs, _ := connect(t, "git", func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		return &mcp.ElicitResult{Action: "accept"}, nil
+	})
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"command": "git commit -m x", "reason": "save"}})
+	// Approved, so git commit really runs: in a folder that is not a
+	// repository it fails, as a result (not a protocol error).
+	if err != nil || !strings.Contains(text(res), "not a git repository") {
+		t.Errorf("approved: %v %s", err, text(res))
+	}
+}
