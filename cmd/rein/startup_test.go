@@ -35,8 +35,8 @@ var (
 	buildErr  error
 )
 
-// reinBinary builds rein once for whole-process benchmarks.
-func reinBinary(b *testing.B) string {
+// reinBinary builds rein once for whole-process tests and benchmarks.
+func reinBinary(b testing.TB) string {
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "rein-bench")
 		if err != nil {
