@@ -14,7 +14,6 @@ import (
 	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/engine/provider"
 	"github.com/reinsh/rein/engine/report"
-	"github.com/reinsh/rein/engine/runner"
 	"github.com/reinsh/rein/engine/session"
 	"github.com/reinsh/rein/engine/tools"
 )
@@ -96,7 +95,10 @@ func (c *askCmd) Run(g *Globals, e *env) error {
 	if c.JSON {
 		show = report.JSONEvents(e.stdout)
 	}
-	run := runner.New(p, runner.Options{})
+	run, err := newRunner(p, e)
+	if err != nil {
+		return err
+	}
 	contextMessages := func() []message.Message { return agent.Context(ctx, run, r.Context, show) }
 	history, rec, err := session.Start(ctx, st, name, c.NewSession, r.Workspace, model, system, strings.Join(c.Question, " "), contextMessages)
 	if err != nil {

@@ -65,7 +65,11 @@ func (c *execCmd) Run(g *Globals, e *env) error {
 	if !c.JSON {
 		opts.Stdout, opts.Stderr = e.stdout, e.stderr
 	}
-	res := runner.New(p, runner.Options{}).Run(ctx, text, opts)
+	run, err := newRunner(p, e)
+	if err != nil {
+		return err
+	}
+	res := run.Run(ctx, text, opts)
 	c.audit(g, e, p, text, d, res)
 	if c.JSON {
 		if err := writeJSON(e.stdout, res, true); err != nil {

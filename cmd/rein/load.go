@@ -1,8 +1,12 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/engine/recipe"
+	"github.com/reinsh/rein/engine/runner"
+	"github.com/reinsh/rein/engine/sandbox"
 	"github.com/reinsh/rein/engine/store"
 	"github.com/reinsh/rein/engine/version"
 )
@@ -28,4 +32,17 @@ func openStore(g *Globals) (*store.Store, error) {
 		path = store.DefaultPath()
 	}
 	return store.Open(path)
+}
+
+// newRunner makes the runner for a policy with the recipe's sandbox; a
+// warning (sandbox unavailable, recipe says warn) goes to stderr.
+func newRunner(p *policy.Policy, e *env) (*runner.Runner, error) {
+	cfg, warning, err := sandbox.FromRecipe(p.Recipe())
+	if err != nil {
+		return nil, err
+	}
+	if warning != "" {
+		fmt.Fprintln(e.stderr, warning)
+	}
+	return runner.New(p, runner.Options{Sandbox: cfg}), nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/reinsh/rein/engine/sandbox"
 	"github.com/reinsh/rein/recipes"
 )
 
@@ -67,6 +68,9 @@ func (c codeError) Error() string { return fmt.Sprintf("exit %d", int(c)) }
 type exitRequest struct{ code int }
 
 func main() {
+	if len(os.Args) > 2 && os.Args[1] == sandbox.HelperArg {
+		sandbox.Main(os.Args[2:]) // confine, then exec the program; never returns
+	}
 	// rein is short-lived and its heap small and bounded (output is capped):
 	// collecting less often saves about a millisecond per run.
 	debug.SetGCPercent(400)

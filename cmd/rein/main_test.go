@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/reinsh/rein/engine/sandbox"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -16,7 +18,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // TestMain lets tests run the test binary as rein itself
 // (REIN_TEST_MAIN=1), for tests that need a real process to kill.
 func TestMain(m *testing.M) {
-	if os.Getenv("REIN_TEST_MAIN") == "1" {
+	if os.Getenv("REIN_TEST_MAIN") == "1" || len(os.Args) > 2 && os.Args[1] == sandbox.HelperArg {
 		main()
 	}
 	os.Exit(m.Run())

@@ -10,7 +10,6 @@ import (
 
 	"github.com/reinsh/rein/engine/mcpserver"
 	"github.com/reinsh/rein/engine/policy"
-	"github.com/reinsh/rein/engine/runner"
 	"github.com/reinsh/rein/engine/session"
 	"github.com/reinsh/rein/engine/tools"
 	"github.com/reinsh/rein/engine/version"
@@ -57,7 +56,11 @@ func (c *mcpCmd) Run(g *Globals, e *env) error {
 	if r.MCP.Elicitation {
 		opts.Approver = mcpserver.Approver()
 	}
-	srv, err := mcpserver.New(tools.NewSet(p, runner.New(p, runner.Options{}), opts), mcpserver.Options{Version: version.String(), Recorder: rec})
+	run, err := newRunner(p, e)
+	if err != nil {
+		return err
+	}
+	srv, err := mcpserver.New(tools.NewSet(p, run, opts), mcpserver.Options{Version: version.String(), Recorder: rec})
 	if err != nil {
 		return err
 	}

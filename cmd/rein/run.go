@@ -10,6 +10,7 @@ import (
 	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/engine/report"
 	"github.com/reinsh/rein/engine/runner"
+	"github.com/reinsh/rein/engine/sandbox"
 	"github.com/reinsh/rein/engine/session"
 	"github.com/reinsh/rein/engine/tasks"
 )
@@ -74,8 +75,19 @@ func (c *runCmd) Run(g *Globals, e *env) error {
 			fmt.Fprintf(e.stderr, "▶ %s: %s\n", task, oneLine(script))
 		}
 	}
-	opts.Runner = func(p *policy.Policy) *runner.Runner { return runner.New(p, runner.Options{}) }
+	var runnerErr error
+	opts.Runner = func(p *policy.Policy) *runner.Runner {
+		run, err := newRunner(p, e)
+		if err != nil {
+			runnerErr = err
+			return runner.New(p, runner.Options{Sandbox: &sandbox.Config{Mode: "read-only", Workspace: p.Recipe().Workspace}})
+		}
+		return run
+	}
 	res, err := tasks.Run(ctx, r, name, params, opts)
+	if runnerErr != nil {
+		return runnerErr
+	}
 	if err != nil {
 		return err
 	}

@@ -127,6 +127,11 @@ type Limits struct {
 	MaxCommands    int    `json:"max_commands"`
 	MaxOutputBytes int    `json:"max_output_bytes"`
 	MaxFileBytes   int    `json:"max_file_bytes"`
+	// Resource limits of executed programs (0: none).
+	CPUSeconds        int   `json:"cpu_seconds,omitempty"`
+	FileSizeBytes     int64 `json:"file_size_bytes,omitempty"`
+	Processes         int   `json:"processes,omitempty"`
+	AddressSpaceBytes int64 `json:"address_space_bytes,omitempty"`
 }
 
 // Task is a named task (run by `rein run`, exposed to models when Expose).
@@ -173,9 +178,10 @@ type MCP struct {
 
 // Sandbox configures the kernel sandbox.
 type Sandbox struct {
-	Mode        string `json:"mode"`
-	Network     string `json:"network"`
-	Unavailable string `json:"unavailable"`
+	Mode        string   `json:"mode"`
+	Network     string   `json:"network"`
+	Unavailable string   `json:"unavailable"`
+	Write       []string `json:"write,omitempty"` // more writable folders (~ and $VARS expand)
 }
 
 // Tests are commands with their expected decision.

@@ -4,8 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"strings"
 	"time"
+
+	"github.com/reinsh/rein/engine/sandbox"
 )
 
 // process describes one program to run.
@@ -18,6 +22,15 @@ type process struct {
 	stdout io.Writer
 	stderr io.Writer
 	grace  time.Duration // between SIGTERM and SIGKILL on cancel
+	// sandbox, when set, confines the program through the helper.
+	sandbox *sandbox.Config
+	helper  string
+}
+
+// outcome is how a process ended.
+type outcome struct {
+	code  int
+	limit string // the resource limit that stopped it, if one did
 }
 
 // ioDelay is how long a finished command's output pipes may stay open
@@ -28,9 +41,73 @@ const ioDelay = time.Second
 // first, the group gets SIGTERM, then SIGKILL after the grace period. After
 // the program ends, whatever it left behind in its group is killed: no
 // grandchild outlives the command.
-func (p process) run(ctx context.Context) (int, error) {
-	cmd := exec.Command(p.path)
-	cmd.Args, cmd.Env, cmd.Dir = p.argv, p.env, p.dir
+func (p process) run(ctx context.Context) (outcome, error) {
+	if p.sandbox == nil {
+		code, err := p.start(ctx, p.path, p.argv, p.env)
+		return outcome{code: code}, err
+	}
+	cfg := *p.sandbox
+	env := p.env
+	if cfg.Mode != "off" {
+		tmp, err := os.MkdirTemp("", "rein-tmp-")
+		if err != nil {
+			return outcome{code: 126}, fmt.Errorf("private temp folder: %v", err)
+		}
+		defer os.RemoveAll(tmp)
+		cfg.TempDir = tmp
+		env = append(append([]string(nil), env...), "TMPDIR="+tmp, "TMP="+tmp, "TEMP="+tmp)
+	}
+	var limitHit func() bool
+	if cfg.Limits.Processes > 0 {
+		cg, done, err := sandbox.NewProcessLimit(cfg.Limits.Processes)
+		if err != nil {
+			return outcome{code: 126}, fmt.Errorf("process limit: %v", err)
+		}
+		cfg.Cgroup, limitHit = cg, done
+	}
+	self := p.helper
+	if self == "" {
+		var err error
+		if self, err = os.Executable(); err != nil {
+			return outcome{code: 126}, fmt.Errorf("cannot find rein for the sandbox helper: %v", err)
+		}
+	}
+	path, argv, err := cfg.Command(self, p.path, p.argv)
+	if err != nil {
+		return outcome{code: 126}, err
+	}
+	code, err := p.start(ctx, path, argv, env)
+	out := outcome{code: code, limit: limitFor(code, cfg.Limits)}
+	if limitHit != nil && limitHit() {
+		out.limit = "processes"
+	}
+	return out, err
+}
+
+// limitFor names the limit behind a signal exit: SIGXCPU (24) or SIGXFSZ (25).
+func limitFor(code int, l sandbox.Limits) string {
+	switch {
+	case code == 128+24 && l.CPUSeconds > 0:
+		return "cpu_seconds"
+	case code == 128+25 && l.FileSize > 0:
+		return "file_size_bytes"
+	}
+	return ""
+}
+
+// limitNote explains a limit to a person and a model.
+func limitNote(limit string, l sandbox.Limits) string {
+	value := map[string]string{
+		"cpu_seconds":     fmt.Sprintf("%d s of CPU", l.CPUSeconds),
+		"file_size_bytes": fmt.Sprintf("files of at most %d bytes", l.FileSize),
+		"processes":       fmt.Sprintf("%d processes", l.Processes),
+	}[limit]
+	return fmt.Sprintf("\n[rein stopped the command: it reached limits.%s (%s)]\n", limit, strings.TrimSpace(value))
+}
+
+func (p process) start(ctx context.Context, path string, argv, env []string) (int, error) {
+	cmd := exec.Command(path)
+	cmd.Args, cmd.Env, cmd.Dir = argv, env, p.dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.stdin, p.stdout, p.stderr
 	cmd.WaitDelay = ioDelay
 	g, err := startInGroup(cmd)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/engine/recipe"
+	"github.com/reinsh/rein/engine/sandbox"
 )
 
 // Runner runs commands for one recipe and workspace. It is safe for
@@ -33,6 +34,8 @@ type Runner struct {
 	maxTimeout time.Duration
 	maxOutput  int
 	grace      time.Duration
+	sandbox    *sandbox.Config
+	helper     string
 }
 
 // Options configure a Runner.
@@ -41,6 +44,11 @@ type Options struct {
 	Env []string
 	// Grace is the time between SIGTERM and SIGKILL (default 2s).
 	Grace time.Duration
+	// Sandbox confines every program (see sandbox.FromRecipe); nil: none.
+	Sandbox *sandbox.Config
+	// Helper is the rein binary that applies the sandbox (default: this
+	// executable).
+	Helper string
 }
 
 // New makes a runner for a compiled policy.
@@ -59,6 +67,7 @@ func New(p *policy.Policy, opts Options) *Runner {
 		env:     BuildEnv(r.Env, opts.Env),
 		timeout: timeout, maxTimeout: maxTimeout,
 		maxOutput: r.Limits.MaxOutputBytes, grace: opts.Grace,
+		sandbox: opts.Sandbox, helper: opts.Helper,
 	}
 }
 
@@ -193,19 +202,29 @@ func (r *Runner) exec(ctx context.Context, args []string) error {
 		fmt.Fprintf(hc.Stderr, "rein: %s: command not found\n", args[0])
 		return interp.ExitStatus(127)
 	}
-	code, err := process{path: path, argv: args, env: envList(hc.Env), dir: hc.Dir,
-		stdin: hc.Stdin, stdout: hc.Stdout, stderr: hc.Stderr, grace: r.grace}.run(ctx)
+	out, err := r.process(path, args, envList(hc.Env), hc.Dir, hc.Stdin, hc.Stdout, hc.Stderr).run(ctx)
 	if err != nil {
 		fmt.Fprintf(hc.Stderr, "rein: %v\n", err)
+	}
+	if out.limit != "" {
+		fmt.Fprint(hc.Stderr, limitNote(out.limit, r.sandbox.Limits))
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if code != 0 {
-		return interp.ExitStatus(min(code, 255))
+	if out.code != 0 {
+		return interp.ExitStatus(min(out.code, 255))
 	}
 	return nil
 }
+
+func (r *Runner) process(path string, argv, env []string, dir string, stdin io.Reader, stdout, stderr io.Writer) process {
+	return process{path: path, argv: argv, env: env, dir: dir, stdin: stdin, stdout: stdout, stderr: stderr,
+		grace: r.grace, sandbox: r.sandbox, helper: r.helper}
+}
+
+// Sandbox describes the sandbox commands run in.
+func (r *Runner) Sandbox() *sandbox.Config { return r.sandbox }
 
 // RunArgv runs a program without a shell (execute_command): vetted like
 // shell text, run with the same limits, environment and process handling.
@@ -240,11 +259,13 @@ func (r *Runner) RunArgv(ctx context.Context, argv []string, opts RunOptions) *R
 		return Failed("%v", err)
 	}
 	defer closeStdin()
-	code, err := process{path: path, argv: argv, env: envList, dir: dir, stdin: stdin,
-		stdout: stream{out, false}, stderr: stream{out, true}, grace: r.grace}.run(ctx)
-	res := &Result{ExitCode: code, DurationMS: time.Since(start).Milliseconds()}
+	po, err := r.process(path, argv, envList, dir, stdin, stream{out, false}, stream{out, true}).run(ctx)
+	res := &Result{ExitCode: po.code, DurationMS: time.Since(start).Milliseconds()}
 	if err != nil {
 		fmt.Fprintf(stream{out, true}, "rein: %v\n", err)
+	}
+	if po.limit != "" {
+		fmt.Fprint(stream{out, true}, limitNote(po.limit, r.sandbox.Limits))
 	}
 	out.fill(res)
 	switch {

@@ -32,6 +32,8 @@ local noExec = ['-exec', '-exec=*', '-toolexec', '-toolexec=*', '-o', '-o=*', '-
     }),
     gofmt: p('Format Go source (-l lists, -d diffs; -w writes)'),
   },
+  // Builds write to Go's caches and may download modules.
+  sandbox+: { network: 'allow', write+: ['$GOCACHE', '$GOMODCACHE', '~/.cache/go-build', '~/go/pkg/mod'] },
   rules+: [
     rein.rule('go-mod-network', 'ask', 'go mod tidy/download/edit change go.mod or use the network', each='cmd.name == "go" && cmd.sub == "mod" && len(cmd.positionals) > 1 && cmd.positionals[1] in ["tidy", "download", "edit"]'),
     rein.rule('gofmt-write', 'ask', 'gofmt -w rewrites files', each='cmd.name == "gofmt" && hasFlag(cmd, "-w")'),

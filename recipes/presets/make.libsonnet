@@ -11,6 +11,7 @@ local p = rein.program;
     make: p('Run Makefile targets', deny_flags=['--eval', '--eval=*', '-E']),
     gmake: p('GNU make', deny_flags=['--eval', '--eval=*', '-E']),
   },
+  sandbox+: { network: 'allow' },
   rules+: [
     rein.rule('make-variable-override', 'ask', 'overriding make variables (NAME=VALUE) can change the commands make runs', each='cmd.name in ["make", "gmake"] && any(cmd.positionals, {# contains "="})'),
   ],

@@ -37,6 +37,7 @@ local pm(name) = p(name + ': run scripts and tests', subcommands={
     node: p('Run a JavaScript file (node FILE); inline code is not allowed', deny_flags=['-e', '--eval', '--eval=*', '-p', '--print', '--print=*', '-r', '--require', '--require=*', '--import', '--import=*', '--loader', '--loader=*', '--experimental-loader', '--experimental-loader=*']),
   },
   ask+: ['npx *'],
+  sandbox+: { network: 'allow', write+: ['~/.npm', '~/.cache', '~/.yarn', '~/.local/share/pnpm'] },
   tests+: {
     allow+: ['npm test', 'npm run build', 'npm ls --depth=0', 'yarn test', 'pnpm run lint', 'node --version', 'node scripts/check.js'],
     ask+: ['npm install', 'npm ci', 'npx tsc --noEmit', 'npm install left-pad'],

@@ -199,6 +199,8 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
     dynamic_command_name: 'deny',
   },
   default: 'deny',
+  // The kernel sandbox: no writes outside the workspace, no network.
+  sandbox+: { network: 'deny' },
 
   tests+: {
     allow+: [

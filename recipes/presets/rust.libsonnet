@@ -36,6 +36,7 @@ local s = rein.sub;
     rustc: p('The Rust compiler'),
     rustfmt: p('Format Rust files (--check to only check)'),
   },
+  sandbox+: { network: 'allow', write+: ['~/.cargo', '~/.rustup', '$CARGO_HOME'] },
   rules+: [
     rein.rule('cargo-fmt-writes', 'ask', 'cargo fmt without --check rewrites files', each='cmd.name == "cargo" && cmd.sub == "fmt" && !hasFlag(cmd, "--check")'),
   ],

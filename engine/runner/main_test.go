@@ -1,0 +1,17 @@
+package runner_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/reinsh/rein/engine/sandbox"
+)
+
+// TestMain lets the test binary act as rein's sandbox helper, which the
+// runner re-executes to confine programs.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 2 && os.Args[1] == sandbox.HelperArg {
+		sandbox.Main(os.Args[2:])
+	}
+	os.Exit(m.Run())
+}

@@ -1,0 +1,159 @@
+package runner_test
+
+import (
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reinsh/rein/engine/policy"
+	"github.com/reinsh/rein/engine/recipe"
+	"github.com/reinsh/rein/engine/runner"
+	"github.com/reinsh/rein/engine/sandbox"
+)
+
+// sandboxed compiles recipeText for a fresh workspace holding scripts and
+// returns a runner that confines programs as rein would.
+func sandboxed(t *testing.T, recipeText string, scripts map[string]string) (*runner.Runner, string) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("the kernel sandbox is Linux's Landlock")
+	}
+	if st := sandbox.Probe(); !st.Available() {
+		t.Skipf("Landlock is not available: %s", st.Why)
+	}
+	dir := t.TempDir()
+	for name, body := range scripts {
+		os.WriteFile(filepath.Join(dir, name), []byte(body), 0o755)
+	}
+	os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(recipeText), 0o644)
+	r, err := recipe.Load(recipe.Options{Dir: dir, CacheDir: "-", UserFile: "-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := policy.New(r, policy.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, warning, err := sandbox.FromRecipe(r)
+	if err != nil || warning != "" || cfg == nil {
+		t.Fatalf("sandbox: %v %q", err, warning)
+	}
+	return runner.New(p, runner.Options{Sandbox: cfg, Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}}), dir
+}
+
+// An allowed command, and a script it starts, cannot write outside the
+// workspace and its private temp folder; inside works.
+func TestSandboxConfinesWrites(t *testing.T) {
+	outside := t.TempDir() // not the workspace, not the command's temp folder
+	r, dir := sandboxed(t, `{ commands: [{ command: './write.sh' }] }`, map[string]string{
+		"write.sh": "#!/bin/sh\necho inside > inside.txt\necho tmp > \"$TMPDIR/t\" && cat \"$TMPDIR/t\"\n./child.sh\n",
+		"child.sh": "#!/bin/sh\necho escaped > " + outside + "/f\n",
+	})
+	res := r.Run(context.Background(), "./write.sh", runner.RunOptions{})
+	if _, err := os.Stat(filepath.Join(outside, "f")); err == nil {
+		t.Fatal("a script wrote outside the workspace")
+	}
+	if !strings.Contains(res.Stderr, "Permission denied") || res.Stdout != "tmp\n" {
+		t.Errorf("stdout %q stderr %q", res.Stdout, res.Stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "inside.txt")); err != nil || string(b) != "inside\n" {
+		t.Errorf("writing inside the workspace: %q %v", b, err)
+	}
+}
+
+func TestSandboxNetwork(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("needs bash for /dev/tcp")
+	}
+	if !sandbox.Probe().Network {
+		t.Skip("this kernel's Landlock cannot restrict the network")
+	}
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	script := map[string]string{"connect.sh": "#!/bin/bash\nexec 3<>/dev/tcp/127.0.0.1/" + itoa(port) + " && echo connected\n"}
+	for _, tt := range []struct {
+		network string
+		want    bool
+	}{{"deny", false}, {"allow", true}} {
+		r, _ := sandboxed(t, `{ commands: [{ command: './connect.sh' }], sandbox: { network: '`+tt.network+`' } }`, script)
+		res := r.Run(context.Background(), "./connect.sh", runner.RunOptions{Timeout: 10 * time.Second})
+		if got := strings.Contains(res.Stdout, "connected"); got != tt.want {
+			t.Errorf("network %s: connected=%v (stdout %q stderr %q)", tt.network, got, res.Stdout, res.Stderr)
+		}
+	}
+}
+
+func TestResourceLimits(t *testing.T) {
+	tests := []struct {
+		name, limits, script, limit string
+	}{
+		{"cpu", "cpu_seconds: 1", "#!/bin/sh\nwhile :; do :; done\n", "limits.cpu_seconds"},
+		{"file size", "file_size_bytes: 65536", "#!/bin/sh\nhead -c 10000000 /dev/zero > big\n", "limits.file_size_bytes"},
+		{"processes", "processes: 8", "#!/bin/sh\nfor i in $(seq 1 60); do sleep 2 & done\nwait\n", "limits.processes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.name == "processes" && os.Getuid() == 0 && sandbox.Probe().PIDsCgroup == "" {
+				t.Skip("as root only a pids cgroup limits processes, and none is writable here")
+			}
+			r, dir := sandboxed(t, `{ commands: [{ command: './hog.sh' }], limits: { `+tt.limits+` } }`, map[string]string{"hog.sh": tt.script})
+			start := time.Now()
+			res := r.Run(context.Background(), "./hog.sh", runner.RunOptions{Timeout: 20 * time.Second})
+			if res.TimedOut || time.Since(start) > 15*time.Second {
+				t.Errorf("not stopped by the limit: %v", time.Since(start))
+			}
+			if res.ExitCode == 0 || !strings.Contains(res.Stderr, tt.limit) {
+				t.Errorf("exit %d, stderr %q: want the %s named", res.ExitCode, res.Stderr, tt.limit)
+			}
+			if st, err := os.Stat(filepath.Join(dir, "big")); err == nil && st.Size() > 65536 {
+				t.Errorf("file grew to %d bytes", st.Size())
+			}
+		})
+	}
+}
+
+// Without Landlock the recipe decides: refuse, or warn and run unsandboxed.
+func TestSandboxUnavailable(t *testing.T) {
+	noKernel := sandbox.Status{OS: "linux", Why: "Landlock is not enabled in this kernel"}
+	r := &recipe.Recipe{Workspace: "/w", Sandbox: recipe.Sandbox{Mode: "workspace-write", Unavailable: "refuse"}}
+	if _, _, err := sandbox.FromRecipeWith(r, noKernel); err == nil || !strings.Contains(err.Error(), "sandbox.unavailable: refuse") {
+		t.Errorf("refuse: %v", err)
+	}
+	r.Sandbox.Unavailable = "warn"
+	cfg, warning, err := sandbox.FromRecipeWith(r, noKernel)
+	if err != nil || cfg != nil || !strings.Contains(warning, "not enabled in this kernel") || strings.Count(warning, "\n") != 0 {
+		t.Errorf("warn: %v %v %q", cfg, err, warning)
+	}
+	r.Sandbox.Mode = "off"
+	if cfg, warning, err := sandbox.FromRecipeWith(r, noKernel); cfg != nil || warning != "" || err != nil {
+		t.Errorf("off: %v %q %v", cfg, warning, err)
+	}
+}
+
+func itoa(n int) string {
+	s := ""
+	for n > 0 {
+		s = string(rune('0'+n%10)) + s
+		n /= 10
+	}
+	return s
+}

@@ -1,0 +1,107 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"syscall"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+)
+
+// Probe reports what this kernel can enforce.
+func Probe() Status {
+	st := Status{OS: "linux", Rlimits: true}
+	v, err := llsys.LandlockGetABIVersion()
+	if err != nil || v < 1 {
+		st.Why = "Landlock is not enabled in this kernel"
+		if err != nil {
+			st.Why += " (" + err.Error() + ")"
+		}
+	} else {
+		st.LandlockABI, st.Filesystem, st.Network = v, true, v >= 4
+	}
+	st.PIDsCgroup = pidsRoot()
+	return st
+}
+
+// Main is the helper: it applies cfg, then replaces itself with the program.
+// It never returns; errors end the process with status 126.
+func Main(args []string) {
+	if len(args) < 3 {
+		fail("usage: rein __sandbox CONFIG PATH ARGV...")
+	}
+	var c Config
+	if err := json.Unmarshal([]byte(args[0]), &c); err != nil {
+		fail("bad sandbox config: " + err.Error())
+	}
+	path, argv := args[1], args[2:]
+	if c.Cgroup != "" {
+		if err := os.WriteFile(c.Cgroup+"/cgroup.procs", []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+			fail("cannot join the process-limit cgroup: " + err.Error())
+		}
+	}
+	if err := applyRlimits(c.Limits); err != nil {
+		fail("cannot set resource limits: " + err.Error())
+	}
+	if c.Mode == "workspace-write" || c.Mode == "read-only" {
+		if err := restrict(c); err != nil {
+			fail("cannot apply the Landlock sandbox: " + err.Error())
+		}
+	}
+	err := syscall.Exec(path, argv, os.Environ())
+	fail(fmt.Sprintf("%s: %v", argv[0], err))
+}
+
+func fail(msg string) {
+	fmt.Fprintln(os.Stderr, "rein sandbox: "+msg)
+	os.Exit(126)
+}
+
+func restrict(c Config) error {
+	rules := []landlock.Rule{
+		landlock.RODirs("/"),
+		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/tty").IgnoreIfMissing(),
+	}
+	if c.Mode == "workspace-write" {
+		dirs := append([]string{c.Workspace}, c.Write...)
+		if c.TempDir != "" {
+			dirs = append(dirs, c.TempDir)
+		}
+		rules = append(rules, landlock.RWDirs(dirs...).IgnoreIfMissing().WithRefer())
+		rules = append(rules, landlock.RWDirs("/dev/shm").IgnoreIfMissing())
+	}
+	cfg := landlock.V7.BestEffort()
+	if !c.Network {
+		return cfg.RestrictPaths(rules...)
+	}
+	return cfg.Restrict(rules...) // no network rules: every TCP connect and bind is refused
+}
+
+func applyRlimits(l Limits) error {
+	set := func(res int, v uint64) error {
+		if v == 0 {
+			return nil
+		}
+		return syscall.Setrlimit(res, &syscall.Rlimit{Cur: v, Max: v})
+	}
+	if l.CPUSeconds > 0 {
+		// SIGXCPU at the soft limit (so rein can name the limit), SIGKILL
+		// two seconds later for a program that ignores it.
+		cpu := uint64(l.CPUSeconds)
+		if err := syscall.Setrlimit(syscall.RLIMIT_CPU, &syscall.Rlimit{Cur: cpu, Max: cpu + 2}); err != nil {
+			return err
+		}
+	}
+	if err := set(syscall.RLIMIT_FSIZE, uint64(l.FileSize)); err != nil {
+		return err
+	}
+	if err := set(syscall.RLIMIT_AS, uint64(l.AddressSpace)); err != nil {
+		return err
+	}
+	return set(6 /* RLIMIT_NPROC */, uint64(l.Processes))
+}

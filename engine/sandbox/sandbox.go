@@ -1,0 +1,157 @@
+// Package sandbox confines every program rein runs with the kernel: on
+// Linux, a Landlock ruleset (writes only to the workspace, a private temp
+// folder and a few caches; optionally no TCP connect/bind) and resource
+// limits (CPU time, file size, address space, processes). rein re-executes
+// itself as a small helper ("rein __sandbox CONFIG PATH ARGV...") that applies
+// them and then execs the program, so rein's own process stays unrestricted.
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/reinsh/rein/engine/recipe"
+)
+
+// HelperArg is the first argument that makes rein act as the helper.
+const HelperArg = "__sandbox"
+
+// Config is what the helper applies before exec.
+type Config struct {
+	Mode      string   `json:"mode"` // workspace-write, read-only
+	Network   bool     `json:"network_deny,omitempty"`
+	Workspace string   `json:"workspace"`
+	TempDir   string   `json:"temp_dir,omitempty"`
+	Write     []string `json:"write,omitempty"` // more writable folders
+	Limits    Limits   `json:"limits"`
+	Cgroup    string   `json:"cgroup,omitempty"` // pids cgroup to join
+}
+
+// Limits are resource limits for the executed program (0 = none).
+type Limits struct {
+	CPUSeconds   int   `json:"cpu_seconds,omitempty"`
+	FileSize     int64 `json:"file_size_bytes,omitempty"`
+	Processes    int   `json:"processes,omitempty"`
+	AddressSpace int64 `json:"address_space_bytes,omitempty"`
+}
+
+// Status is what this machine can enforce.
+type Status struct {
+	OS          string `json:"os"`
+	LandlockABI int    `json:"landlock_abi"` // 0: not available
+	Filesystem  bool   `json:"filesystem"`
+	Network     bool   `json:"network"` // TCP connect/bind (ABI >= 4)
+	Rlimits     bool   `json:"rlimits"`
+	PIDsCgroup  string `json:"pids_cgroup,omitempty"` // where process limits are enforced
+	Why         string `json:"why,omitempty"`
+}
+
+// Available reports whether the filesystem sandbox can be applied.
+func (s Status) Available() bool { return s.Filesystem }
+
+// FromRecipe builds the sandbox for a recipe. When the kernel cannot
+// enforce it, the recipe's sandbox.unavailable decides: "refuse" is an
+// error, "warn" returns no sandbox and a one-line warning.
+func FromRecipe(r *recipe.Recipe) (*Config, string, error) { return FromRecipeWith(r, Probe()) }
+
+// FromRecipeWith is FromRecipe for a given kernel status.
+func FromRecipeWith(r *recipe.Recipe, st Status) (*Config, string, error) {
+	limits := Limits{CPUSeconds: r.Limits.CPUSeconds, FileSize: r.Limits.FileSizeBytes, Processes: r.Limits.Processes, AddressSpace: r.Limits.AddressSpaceBytes}
+	if r.Sandbox.Mode == "off" {
+		if limits == (Limits{}) {
+			return nil, "", nil
+		}
+		return &Config{Mode: "off", Workspace: r.Workspace, Limits: limits}, "", nil
+	}
+	if !st.Available() {
+		msg := fmt.Sprintf("the kernel sandbox is not available on this system (%s)", st.Why)
+		if r.Sandbox.Unavailable == "refuse" {
+			return nil, "", fmt.Errorf("%s and the recipe says sandbox.unavailable: refuse; set it to warn to run unsandboxed, or sandbox.mode: off", msg)
+		}
+		warning := "rein: warning: " + msg + "; commands run without it (sandbox.unavailable: warn)"
+		if limits != (Limits{}) && runtime.GOOS != "windows" {
+			return &Config{Mode: "off", Workspace: r.Workspace, Limits: limits}, warning, nil
+		}
+		return nil, warning, nil
+	}
+	c := &Config{Mode: r.Sandbox.Mode, Network: r.Sandbox.Network == "deny", Workspace: r.Workspace, Limits: limits}
+	if c.Network && !st.Network {
+		msg := fmt.Sprintf("this kernel's Landlock (ABI %d) cannot restrict the network (needs ABI 4)", st.LandlockABI)
+		if r.Sandbox.Unavailable == "refuse" {
+			return nil, "", fmt.Errorf("%s and the recipe says sandbox.unavailable: refuse", msg)
+		}
+		c.Network = false
+		return c, "rein: warning: " + msg + "; the network stays open", nil
+	}
+	for _, w := range r.Sandbox.Write {
+		if p := expandPath(w); p != "" {
+			c.Write = append(c.Write, p)
+		}
+	}
+	return c, "", nil
+}
+
+// expandPath expands ~ and $VARS; a path whose variable is unset is dropped.
+func expandPath(p string) string {
+	missing := false
+	p = os.Expand(p, func(v string) string {
+		val := os.Getenv(v)
+		if val == "" {
+			missing = true
+		}
+		return val
+	})
+	if missing || p == "" {
+		return ""
+	}
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		p = filepath.Join(home, strings.TrimPrefix(p, "~"))
+	}
+	return filepath.Clean(p)
+}
+
+// Command returns the helper invocation that runs argv (program at path)
+// under c.
+func (c *Config) Command(self, path string, argv []string) (string, []string, error) {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return "", nil, err
+	}
+	return self, append([]string{"rein-sandbox", HelperArg, string(b), path}, argv...), nil
+}
+
+// Describe says in one line what is enforced.
+func (c *Config) Describe() string {
+	if c == nil {
+		return "no sandbox"
+	}
+	parts := []string{}
+	switch c.Mode {
+	case "workspace-write":
+		parts = append(parts, "writes only to the workspace, a private temp folder"+plural(len(c.Write), " and the caches"))
+	case "read-only":
+		parts = append(parts, "no writes")
+	}
+	if c.Network {
+		parts = append(parts, "no TCP connect/bind")
+	}
+	if c.Limits != (Limits{}) {
+		parts = append(parts, "resource limits")
+	}
+	return strings.Join(parts, "; ")
+}
+
+func plural(n int, s string) string {
+	if n == 0 {
+		return ""
+	}
+	return s
+}
