@@ -49,6 +49,7 @@ type cli struct {
 	Log      logCmd      `cmd:"" help:"Print a session's transcript."`
 	Audit    auditCmd    `cmd:"" help:"List every executed command with its decision, exit code and duration."`
 	Replay   replayCmd   `cmd:"" help:"Re-vet a past session's commands under another recipe and show what changes."`
+	Doctor   doctorCmd   `cmd:"" help:"Show what the kernel sandbox enforces here."`
 	Version  versionCmd  `cmd:"" help:"Print rein's version."`
 }
 

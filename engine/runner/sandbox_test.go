@@ -109,10 +109,11 @@ func TestResourceLimits(t *testing.T) {
 		{"cpu", "cpu_seconds: 1", "#!/bin/sh\nwhile :; do :; done\n", "limits.cpu_seconds"},
 		{"file size", "file_size_bytes: 65536", "#!/bin/sh\nhead -c 10000000 /dev/zero > big\n", "limits.file_size_bytes"},
 		{"processes", "processes: 8", "#!/bin/sh\nfor i in $(seq 1 60); do sleep 2 & done\nwait\n", "limits.processes"},
+		{"fork bomb", "processes: 16", "#!/bin/sh\nbomb() { bomb | bomb & }\nbomb\nsleep 3\n", "limits.processes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.name == "processes" && os.Getuid() == 0 && sandbox.Probe().PIDsCgroup == "" {
+			if strings.Contains(tt.limits, "processes") && os.Getuid() == 0 && sandbox.Probe().PIDsCgroup == "" {
 				t.Skip("as root only a pids cgroup limits processes, and none is writable here")
 			}
 			r, dir := sandboxed(t, `{ commands: [{ command: './hog.sh' }], limits: { `+tt.limits+` } }`, map[string]string{"hog.sh": tt.script})
@@ -120,6 +121,14 @@ func TestResourceLimits(t *testing.T) {
 			res := r.Run(context.Background(), "./hog.sh", runner.RunOptions{Timeout: 20 * time.Second})
 			if res.TimedOut || time.Since(start) > 15*time.Second {
 				t.Errorf("not stopped by the limit: %v", time.Since(start))
+			}
+			if tt.name == "fork bomb" {
+				// The bomb's forks fail at the limit; what is left is killed
+				// with its group when the script ends.
+				if !strings.Contains(res.Stderr, tt.limit) {
+					t.Errorf("stderr %q: want the %s named", res.Stderr, tt.limit)
+				}
+				return
 			}
 			if res.ExitCode == 0 || !strings.Contains(res.Stderr, tt.limit) {
 				t.Errorf("exit %d, stderr %q: want the %s named", res.ExitCode, res.Stderr, tt.limit)

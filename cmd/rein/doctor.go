@@ -1,0 +1,74 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/reinsh/rein/engine/sandbox"
+)
+
+type doctorCmd struct {
+	JSON bool `help:"Print the report as JSON."`
+}
+
+func (c *doctorCmd) Help() string {
+	return `Reports what this machine's kernel can enforce (Landlock ABI, network
+restriction, resource limits) and what the recipe here will enforce.`
+}
+
+func (c *doctorCmd) Run(g *Globals, e *env) error {
+	st := sandbox.Probe()
+	r, err := loadRecipe(g)
+	if err != nil {
+		return err
+	}
+	cfg, warning, cfgErr := sandbox.FromRecipeWith(r, st)
+	if c.JSON {
+		report := map[string]any{"kernel": st, "recipe_sandbox": r.Sandbox, "enforced": cfg}
+		if cfgErr != nil {
+			report["error"] = cfgErr.Error()
+		}
+		if warning != "" {
+			report["warning"] = warning
+		}
+		return writeJSON(e.stdout, report, true)
+	}
+	fmt.Fprintf(e.stdout, "system:      %s\n", st.OS)
+	if st.LandlockABI > 0 {
+		fmt.Fprintf(e.stdout, "landlock:    ABI %d (filesystem: yes, network: %s)\n", st.LandlockABI, yesNo(st.Network))
+	} else {
+		fmt.Fprintf(e.stdout, "landlock:    not available — %s\n", st.Why)
+	}
+	limits := "rlimits (CPU time, file size, address space)"
+	if !st.Rlimits {
+		limits = "none"
+	}
+	fmt.Fprintf(e.stdout, "limits:      %s\n", limits)
+	if st.PIDsCgroup != "" {
+		fmt.Fprintf(e.stdout, "processes:   pids cgroup under %s\n", st.PIDsCgroup)
+	} else if st.Rlimits {
+		fmt.Fprintln(e.stdout, "processes:   RLIMIT_NPROC (per user; not enforced for root)")
+	}
+	fmt.Fprintf(e.stdout, "recipe:      sandbox.mode %s, network %s, unavailable %s\n", r.Sandbox.Mode, r.Sandbox.Network, r.Sandbox.Unavailable)
+	switch {
+	case cfgErr != nil:
+		fmt.Fprintf(e.stdout, "enforced:    nothing — rein refuses to run commands: %v\n", cfgErr)
+	case cfg == nil:
+		fmt.Fprintln(e.stdout, "enforced:    nothing (commands run unsandboxed)")
+	default:
+		fmt.Fprintf(e.stdout, "enforced:    %s\n", cfg.Describe())
+		if len(cfg.Write) > 0 {
+			fmt.Fprintf(e.stdout, "also writable: %v\n", cfg.Write)
+		}
+	}
+	if warning != "" {
+		fmt.Fprintln(e.stdout, warning)
+	}
+	return nil
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no (needs ABI 4)"
+}
