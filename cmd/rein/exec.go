@@ -78,6 +78,12 @@ func (c *execCmd) Run(g *Globals, e *env) error {
 	} else {
 		c.explain(e.stderr, res)
 	}
+	return resultExit(res)
+}
+
+// resultExit maps a run's result to rein's exit status: 1 when refused, 2 on
+// another error, else the command's own status.
+func resultExit(res *runner.Result) error {
 	switch {
 	case res.DeniedBy != "":
 		return codeError(exitDeny)

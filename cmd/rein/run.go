@@ -106,15 +106,7 @@ func (c *runCmd) Run(g *Globals, e *env) error {
 		}
 		fmt.Fprintln(e.stderr, "rein: "+res.Error)
 	}
-	switch {
-	case res.DeniedBy != "":
-		return codeError(exitDeny)
-	case res.Error != "":
-		return codeError(exitUsage)
-	case res.ExitCode != 0:
-		return codeError(min(res.ExitCode, 255))
-	}
-	return nil
+	return resultExit(res)
 }
 
 func oneLine(s string) string {

@@ -124,14 +124,11 @@ func (r *Runner) Interpret(ctx context.Context, text string, opts RunOptions) *R
 	if err != nil {
 		return Failed("cannot parse the command: %v", err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	out := newCapture(r.maxOutput, opts.Stdout, opts.Stderr, cancel)
-	stdin, closeStdin, err := r.stdin(opts.Stdin)
+	ctx, out, stdin, done, err := r.prepare(ctx, timeout, opts)
 	if err != nil {
 		return Failed("%v", err)
 	}
-	defer closeStdin()
+	defer done()
 
 	var denial *policy.Decision
 	var shell *interp.Runner
@@ -194,6 +191,19 @@ func (r *Runner) Interpret(ctx context.Context, text string, opts RunOptions) *R
 	return res
 }
 
+// prepare sets a run up: the deadline, the output capture (which cancels
+// the run when it floods) and the input. done releases them.
+func (r *Runner) prepare(ctx context.Context, timeout time.Duration, opts RunOptions) (context.Context, *capture, io.Reader, func(), error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	out := newCapture(r.maxOutput, opts.Stdout, opts.Stderr, cancel)
+	stdin, closeStdin, err := r.stdin(opts.Stdin)
+	if err != nil {
+		cancel()
+		return nil, nil, nil, nil, err
+	}
+	return ctx, out, stdin, func() { closeStdin(); cancel() }, nil
+}
+
 // exec runs a program for the interpreter (the last exec handler).
 func (r *Runner) exec(ctx context.Context, args []string) error {
 	hc := interp.HandlerCtx(ctx)
@@ -251,14 +261,11 @@ func (r *Runner) RunArgv(ctx context.Context, argv []string, opts RunOptions) *R
 	if err != nil {
 		return &Result{Stderr: fmt.Sprintf("rein: %s: command not found\n", argv[0]), ExitCode: 127, DurationMS: time.Since(start).Milliseconds()}
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	out := newCapture(r.maxOutput, opts.Stdout, opts.Stderr, cancel)
-	stdin, closeStdin, err := r.stdin(opts.Stdin)
+	ctx, out, stdin, done, err := r.prepare(ctx, timeout, opts)
 	if err != nil {
 		return Failed("%v", err)
 	}
-	defer closeStdin()
+	defer done()
 	po, err := r.process(path, argv, envList, dir, stdin, stream{out, false}, stream{out, true}).run(ctx)
 	res := &Result{ExitCode: po.code, DurationMS: time.Since(start).Milliseconds()}
 	if err != nil {

@@ -1,0 +1,236 @@
+package shellparse
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+func (a *analyzer) assigns(list []*syntax.Assign, ctx context) (env map[string]string, dynamic bool) {
+	for _, as := range list {
+		if as.Value != nil && needsScan(as.Value) || as.Array != nil || as.Index != nil {
+			a.scan(as, ctx)
+		}
+		if as.Name == nil {
+			continue
+		}
+		value, dyn := assignValue(ctx.src, as)
+		if env == nil {
+			env = make(map[string]string, len(list))
+		}
+		env[as.Name.Value] = value
+		dynamic = dynamic || dyn
+	}
+	return env, dynamic
+}
+
+func assignValue(src string, as *syntax.Assign) (string, bool) {
+	switch {
+	case as.Value != nil:
+		ws := resolveWord(src, as.Value)
+		if len(ws) == 1 {
+			return ws[0].Text(), ws[0].Dynamic || ws[0].Glob
+		}
+		return sourceOf(src, as.Value), true
+	case as.Array != nil:
+		return sourceOf(src, as.Array), true
+	}
+	return "", false
+}
+
+// call analyses a simple command (or a bare assignment).
+func (a *analyzer) call(c *syntax.CallExpr, ctx context) {
+	if len(c.Args) == 0 {
+		a.script.addConstruct(ConstructAssignment)
+		for _, as := range c.Assigns {
+			if as.Value != nil && needsScan(as.Value) || as.Array != nil || as.Index != nil {
+				a.scan(as, ctx)
+			}
+			if as.Name == nil {
+				continue
+			}
+			v, dyn := assignValue(ctx.src, as)
+			a.script.Assignments = append(a.script.Assignments, Assignment{Name: as.Name.Value, Value: v, Dynamic: dyn, Pos: ctx.pos(as.Pos())})
+		}
+		return
+	}
+	env, envDynamic := a.assigns(c.Assigns, ctx)
+	words := make([]Word, 0, len(c.Args))
+	for _, w := range c.Args {
+		if needsScan(w) {
+			a.scan(w, ctx)
+		}
+		words = appendWord(words, ctx.src, w)
+	}
+	if len(words) == 0 {
+		return
+	}
+	text := sourceOf(ctx.src, c)
+	if ctx.at != nil {
+		text = ""
+	}
+	if cmd := a.simple(words, env, ctx, ctx.pos(c.Pos()), text); cmd != nil && envDynamic {
+		cmd.Dynamic = true
+	}
+}
+
+// decl records a declaration builtin (export, declare, local, readonly,
+// typeset, nameref) both as assignments and as a simple command.
+func (a *analyzer) decl(d *syntax.DeclClause, ctx context) {
+	words := []Word{{Value: d.Variant.Value}}
+	for _, as := range d.Args {
+		if as.Value != nil && needsScan(as.Value) || as.Array != nil || as.Index != nil {
+			a.scan(as, ctx)
+		}
+		switch {
+		case as.Naked && as.Name == nil && as.Value != nil:
+			words = append(words, resolveWord(ctx.src, as.Value)...)
+		case as.Name != nil:
+			v, dyn := assignValue(ctx.src, as)
+			a.script.addConstruct(ConstructAssignment)
+			a.script.Assignments = append(a.script.Assignments, Assignment{Name: as.Name.Value, Value: v, Dynamic: dyn, Pos: ctx.pos(as.Pos())})
+			w := Word{Value: as.Name.Value}
+			if !as.Naked {
+				w.Value += "=" + v
+				w.Dynamic = dyn
+				if dyn {
+					w.Raw = sourceOf(ctx.src, as)
+				}
+			}
+			words = append(words, w)
+		}
+	}
+	text := sourceOf(ctx.src, d)
+	if ctx.at != nil {
+		text = ""
+	}
+	cmd := a.simple(words, nil, ctx, ctx.pos(d.Pos()), text)
+	if cmd != nil {
+		cmd.Decl = true
+	}
+}
+
+// simple records a simple command built from resolved words and unwraps it.
+func (a *analyzer) simple(words []Word, env map[string]string, ctx context, pos Position, text string) *Command {
+	if a.lim.MaxCommands > 0 && len(a.script.Commands) >= a.lim.MaxCommands {
+		if len(a.script.Commands) == a.lim.MaxCommands {
+			a.fail(FindingTooLong, fmt.Sprintf("more than %d simple commands", a.lim.MaxCommands), pos)
+		}
+		return nil
+	}
+	cmd := &Command{}
+	fillCommand(cmd, words, env, pos, ctx.via, text)
+	cmd.execd = ctx.execd
+	a.script.Commands = append(a.script.Commands, cmd)
+	if cmd.DynamicName {
+		a.script.addConstruct(ConstructDynamicName)
+	}
+	a.envCode(cmd, ctx)
+	a.unwrap(cmd, ctx)
+	return cmd
+}
+
+// shortFlags holds "-a" … for ASCII letters and digits, so that splitting
+// -rf costs no allocation.
+var shortFlags = func() (t [128]string) {
+	for c := 0; c < 128; c++ {
+		t[c] = "-" + string(rune(c))
+	}
+	return
+}()
+
+func shortFlag(r rune) string {
+	if r < 128 {
+		return shortFlags[r]
+	}
+	return "-" + string(r)
+}
+
+// fillCommand derives name, flags and positionals from resolved words. text
+// is the command's source, or "" to render it from argv.
+func fillCommand(cmd *Command, words []Word, env map[string]string, pos Position, via []string, text string) {
+	*cmd = Command{Words: words, Env: env, Pos: pos, Via: via, Text: text}
+	// One backing array for argv and positionals.
+	buf := make([]string, 2*len(words)-1)
+	cmd.Argv = buf[:len(words):len(words)]
+	for i, w := range words {
+		cmd.Argv[i] = w.Text()
+		if w.Dynamic {
+			cmd.Dynamic = true
+		}
+	}
+	first := words[0]
+	cmd.Path = first.Text()
+	if first.Dynamic {
+		cmd.DynamicName = true
+	} else {
+		cmd.Name = path.Base(strings.ReplaceAll(first.Value, `\`, "/"))
+		if first.Value == "" {
+			cmd.Name = ""
+		}
+	}
+	cmd.Args = cmd.Argv[1:]
+	nflags := 0
+	for _, w := range words[1:] {
+		if len(w.Value) > 1 && w.Value[0] == '-' {
+			nflags += len(w.Value) - 1
+		}
+	}
+	if nflags > 0 {
+		cmd.Flags = make([]Flag, 0, nflags)
+	}
+	if len(words) > 1 {
+		cmd.Positionals = buf[len(words):len(words)]
+	}
+	endOfFlags := false
+	for i, w := range words[1:] {
+		v := w.Value
+		switch {
+		case endOfFlags || len(v) < 2 || v[0] != '-':
+			cmd.Positionals = append(cmd.Positionals, cmd.Args[i])
+		case v == "--":
+			endOfFlags = true
+		case strings.HasPrefix(v, "--"):
+			name, value, has := strings.Cut(v, "=")
+			cmd.Flags = append(cmd.Flags, Flag{Name: name, Value: value, HasValue: has, Raw: cmd.Args[i], Arg: i, Dynamic: w.Dynamic})
+		default:
+			for _, r := range v[1:] {
+				cmd.Flags = append(cmd.Flags, Flag{Name: shortFlag(r), Raw: cmd.Args[i], Arg: i, Dynamic: w.Dynamic})
+			}
+		}
+	}
+	if len(cmd.Positionals) > 0 {
+		cmd.Sub = cmd.Positionals[0]
+	}
+	if cmd.Text != "" {
+		return
+	}
+	cmd.Text = JoinArgv(cmd.Argv)
+	if len(env) > 0 {
+		var b strings.Builder
+		for _, k := range sortedKeys(env) {
+			b.WriteString(k + "=" + Quote(env[k]) + " ")
+		}
+		cmd.Text = b.String() + cmd.Text
+	}
+}
+
+// AnalyzeArgv analyses one argv as the interpreter is about to run it: its
+// words are final (already expanded), and the commands it runs on its behalf
+// (xargs, find -exec, sh -c, sudo, ...) are unwrapped as in Analyze. Runners
+// use it to re-check every command at run time.
+func AnalyzeArgv(argv []string, env map[string]string) *Script {
+	s := &Script{Text: JoinArgv(argv)}
+	if len(argv) == 0 {
+		return s
+	}
+	a := &analyzer{script: s, lim: DefaultLimits}
+	words := make([]Word, len(argv))
+	for i, arg := range argv {
+		words[i] = Word{Value: arg}
+	}
+	a.simple(words, env, context{}, Position{Line: 1, Col: 1}, "")
+	return s
+}
