@@ -426,4 +426,3 @@ func isFdTarget(s string) bool {
 	}
 	return len(s) > 0
 }
-
