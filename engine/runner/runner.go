@@ -36,6 +36,7 @@ type Runner struct {
 	grace      time.Duration
 	sandbox    *sandbox.Config
 	helper     string
+	lookupEnv  expand.Environ // PATH for finding programs
 }
 
 // Options configure a Runner.
@@ -62,13 +63,15 @@ func New(p *policy.Policy, opts Options) *Runner {
 	}
 	timeout, _ := time.ParseDuration(r.Limits.Timeout)
 	maxTimeout, _ := time.ParseDuration(r.Limits.MaxTimeout)
-	return &Runner{
+	run := &Runner{
 		policy: p, recipe: r, workspace: r.Workspace,
 		env:     BuildEnv(r.Env, opts.Env),
 		timeout: timeout, maxTimeout: maxTimeout,
 		maxOutput: r.Limits.MaxOutputBytes, grace: opts.Grace,
 		sandbox: opts.Sandbox, helper: opts.Helper,
 	}
+	run.lookupEnv = expand.ListEnviron(run.env...)
+	return run
 }
 
 // Env is the environment commands run with.
@@ -207,7 +210,10 @@ func (r *Runner) prepare(ctx context.Context, timeout time.Duration, opts RunOpt
 // exec runs a program for the interpreter (the last exec handler).
 func (r *Runner) exec(ctx context.Context, args []string) error {
 	hc := interp.HandlerCtx(ctx)
-	path, err := interp.LookPathDir(hc.Dir, hc.Env, args[0])
+	// A bare name is found on the PATH rein built, never on one the script
+	// changed: PATH=/tmp/evil:$PATH; ls must not run /tmp/evil/ls while
+	// vetting saw ls.
+	path, err := interp.LookPathDir(hc.Dir, r.lookupEnv, args[0])
 	if err != nil {
 		fmt.Fprintf(hc.Stderr, "rein: %s: command not found\n", args[0])
 		return interp.ExitStatus(127)

@@ -301,3 +301,16 @@ func TestResultMatchesSchema(t *testing.T) {
 		}
 	}
 }
+
+// A script that puts its own folder first on PATH still runs the real
+// program: vetting saw "ls", so "ls" is what runs.
+func TestPathHijackIgnored(t *testing.T) {
+	needUnix(t)
+	r, dir := newRunner(t, `{ allow: ['ls', 'ls *', 'echo *'] }`, nil)
+	os.MkdirAll(filepath.Join(dir, "evil"), 0o755)
+	os.WriteFile(filepath.Join(dir, "evil", "ls"), []byte("#!/bin/sh\necho HIJACKED\n"), 0o755)
+	res := r.Run(context.Background(), `PATH="`+filepath.Join(dir, "evil")+`:$PATH"; ls`, runner.RunOptions{})
+	if strings.Contains(res.Stdout, "HIJACKED") || res.Error != "" {
+		t.Errorf("PATH hijack: %+v", res)
+	}
+}

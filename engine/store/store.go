@@ -134,6 +134,11 @@ var migrations = []string{
 }
 
 func (s *Store) migrate() error {
+	// Most opens find the schema current: check without taking the write lock.
+	var current int
+	if err := s.db.QueryRow(`PRAGMA user_version`).Scan(&current); err == nil && current == len(migrations) {
+		return nil
+	}
 	return s.retry(context.Background(), func(tx *sql.Tx) error {
 		var version int
 		if err := tx.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil {
