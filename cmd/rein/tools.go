@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 
+	"github.com/reinsh/rein/engine/mcpserver"
 	"github.com/reinsh/rein/engine/policy"
+	"github.com/reinsh/rein/engine/provider"
 	"github.com/reinsh/rein/engine/runner"
 	"github.com/reinsh/rein/engine/tools"
 )
@@ -24,44 +26,17 @@ func (c *toolsCmd) Run(g *Globals, e *env) error {
 	}
 	set := tools.NewSet(p, runner.New(p, runner.Options{}), tools.Options{})
 	specs := set.Specs()
+	wire := make([]provider.Tool, 0, len(specs))
+	for _, s := range specs {
+		wire = append(wire, provider.Tool{Name: s.Name, Description: s.Description, Parameters: s.Schema})
+	}
 	switch c.Format {
 	case "openai":
-		type fn struct {
-			Name        string `json:"name"`
-			Description string `json:"description"`
-			Parameters  any    `json:"parameters"`
-		}
-		type tool struct {
-			Type     string `json:"type"`
-			Function fn     `json:"function"`
-		}
-		out := []tool{}
-		for _, s := range specs {
-			out = append(out, tool{"function", fn{s.Name, s.Description, s.Schema}})
-		}
-		return writeJSON(e.stdout, out, true)
+		return writeJSON(e.stdout, provider.OpenAITools(wire), true)
 	case "anthropic":
-		type tool struct {
-			Name        string `json:"name"`
-			Description string `json:"description"`
-			InputSchema any    `json:"input_schema"`
-		}
-		out := []tool{}
-		for _, s := range specs {
-			out = append(out, tool{s.Name, s.Description, s.Schema})
-		}
-		return writeJSON(e.stdout, out, true)
+		return writeJSON(e.stdout, provider.AnthropicTools(wire), true)
 	case "mcp":
-		type tool struct {
-			Name        string `json:"name"`
-			Description string `json:"description"`
-			InputSchema any    `json:"inputSchema"`
-		}
-		out := []tool{}
-		for _, s := range specs {
-			out = append(out, tool{s.Name, s.Description, s.Schema})
-		}
-		return writeJSON(e.stdout, map[string]any{"tools": out}, true)
+		return writeJSON(e.stdout, mcpserver.WireTools(specs), true)
 	}
 	return c.text(e, p, specs)
 }

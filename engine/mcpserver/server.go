@@ -51,10 +51,23 @@ func New(set *tools.Set, opts Options) (*mcp.Server, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: %w", spec.Name, err)
 		}
-		srv.AddTool(&mcp.Tool{Name: spec.Name, Description: spec.Description, InputSchema: spec.Schema},
-			handler(set, spec.Name, schema, opts.Recorder, &calls))
+		srv.AddTool(wireTool(spec), handler(set, spec.Name, schema, opts.Recorder, &calls))
 	}
 	return srv, nil
+}
+
+// wireTool is a tool as MCP clients receive it in tools/list.
+func wireTool(spec tools.Spec) *mcp.Tool {
+	return &mcp.Tool{Name: spec.Name, Description: spec.Description, InputSchema: spec.Schema}
+}
+
+// WireTools is the tools/list result for a tool set.
+func WireTools(specs []tools.Spec) *mcp.ListToolsResult {
+	out := &mcp.ListToolsResult{Tools: []*mcp.Tool{}}
+	for _, s := range specs {
+		out.Tools = append(out.Tools, wireTool(s))
+	}
+	return out
 }
 
 // call is a tool call in flight: its client session, the answers the

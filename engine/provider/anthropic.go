@@ -56,6 +56,15 @@ type aTool struct {
 	InputSchema json.RawMessage `json:"input_schema"`
 }
 
+// AnthropicTools is the tool list as the Messages API receives it.
+func AnthropicTools(tools []Tool) []aTool {
+	out := make([]aTool, 0, len(tools))
+	for _, t := range tools {
+		out = append(out, aTool{Name: t.Name, Description: t.Description, InputSchema: t.Parameters})
+	}
+	return out
+}
+
 type aRequest struct {
 	Model       string     `json:"model"`
 	MaxTokens   int        `json:"max_tokens"`
@@ -117,9 +126,7 @@ func (p *anthropic) Stream(ctx context.Context, req Request, onText func(string)
 	if wire.MaxTokens == 0 {
 		wire.MaxTokens = 8192
 	}
-	for _, t := range req.Tools {
-		wire.Tools = append(wire.Tools, aTool{Name: t.Name, Description: t.Description, InputSchema: t.Parameters})
-	}
+	wire.Tools = AnthropicTools(req.Tools)
 	body, err := json.Marshal(wire)
 	if err != nil {
 		return nil, err

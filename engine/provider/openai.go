@@ -70,10 +70,7 @@ func (p *openAI) Stream(ctx context.Context, req Request, onText func(string)) (
 	if req.Temperature != nil {
 		wire.Temperature = float32(*req.Temperature)
 	}
-	for _, t := range req.Tools {
-		wire.Tools = append(wire.Tools, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
-			Name: t.Name, Description: t.Description, Parameters: t.Parameters}})
-	}
+	wire.Tools = OpenAITools(req.Tools)
 	stream, err := p.client.CreateChatCompletionStream(ctx, wire)
 	if err != nil {
 		return nil, p.wrap(err)
@@ -95,6 +92,16 @@ func (p *openAI) Stream(ctx context.Context, req Request, onText func(string)) (
 		return nil, &Error{Provider: p.name, Message: err.Error()}
 	}
 	return resp, nil
+}
+
+// OpenAITools is the tool list as Chat Completions receives it.
+func OpenAITools(tools []Tool) []openai.Tool {
+	out := make([]openai.Tool, 0, len(tools))
+	for _, t := range tools {
+		out = append(out, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+			Name: t.Name, Description: t.Description, Parameters: t.Parameters}})
+	}
+	return out
 }
 
 // wrap turns go-openai's errors into *Error with status and Retry-After.
