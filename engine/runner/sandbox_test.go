@@ -166,3 +166,23 @@ func itoa(n int) string {
 	}
 	return s
 }
+
+// Secret folders named by the recipe's paths.deny (~/.ssh, ~/.aws, ...) are
+// hidden from every program, including ones analysis cannot see into.
+func TestSandboxHidesSecrets(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
+	os.WriteFile(filepath.Join(home, ".ssh", "id_test"), []byte("PRIVATE KEY"), 0o600)
+	os.WriteFile(filepath.Join(home, "notes.txt"), []byte("public notes"), 0o644)
+	r, _ := sandboxed(t, `{ commands: [{ command: './peek.sh' }] }`, map[string]string{
+		"peek.sh": "#!/bin/sh\ncat \"$1/notes.txt\"; echo; cat \"$1/.ssh/id_test\"; grep -r KEY \"$1\"\n",
+	})
+	res := r.Run(context.Background(), "./peek.sh "+home, runner.RunOptions{})
+	if strings.Contains(res.Stdout, "PRIVATE KEY") {
+		t.Fatalf("a secret was read: %q", res.Stdout)
+	}
+	if !strings.Contains(res.Stdout, "public notes") || !strings.Contains(res.Stderr, "Permission denied") {
+		t.Errorf("stdout %q stderr %q", res.Stdout, res.Stderr)
+	}
+}

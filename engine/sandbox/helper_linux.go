@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"syscall"
 
@@ -63,10 +64,9 @@ func fail(msg string) {
 }
 
 func restrict(c Config) error {
-	rules := []landlock.Rule{
-		landlock.RODirs("/"),
+	rules := append(readRules(c.Hide),
 		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/tty").IgnoreIfMissing(),
-	}
+	)
 	if c.Mode == "workspace-write" {
 		dirs := append([]string{c.Workspace}, c.Write...)
 		if c.TempDir != "" {
@@ -104,4 +104,55 @@ func applyRlimits(l Limits) error {
 		return err
 	}
 	return set(6 /* RLIMIT_NPROC */, uint64(l.Processes))
+}
+
+// readRules grants reading everywhere except the hidden paths. Landlock
+// only grants, so every sibling along the way down to a hidden path is
+// granted instead of its parent.
+func readRules(hide []string) []landlock.Rule {
+	if len(hide) == 0 {
+		return []landlock.Rule{landlock.RODirs("/")}
+	}
+	hidden := map[string]bool{}
+	ancestors := map[string]bool{}
+	for _, h := range hide {
+		hidden[h] = true
+		for d := filepath.Dir(h); ; d = filepath.Dir(d) {
+			ancestors[d] = true
+			if d == "/" {
+				break
+			}
+		}
+	}
+	var dirs, files []string
+	for dir := range ancestors {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			p := filepath.Join(dir, e.Name())
+			if hidden[p] || ancestors[p] {
+				continue
+			}
+			if st, err := os.Stat(p); err == nil && st.IsDir() { // follows links: /bin -> usr/bin
+				dirs = append(dirs, p)
+			} else if err == nil {
+				files = append(files, p)
+			}
+		}
+	}
+	rules := []landlock.Rule{}
+	if len(dirs) > 0 {
+		rules = append(rules, landlock.RODirs(dirs...).IgnoreIfMissing())
+	}
+	if len(files) > 0 {
+		rules = append(rules, landlock.ROFiles(files...).IgnoreIfMissing())
+	}
+	// Listing the folders on the way down stays possible.
+	var anc []string
+	for d := range ancestors {
+		anc = append(anc, d)
+	}
+	return append(rules, landlock.PathAccess(landlock.AccessFSSet(llsys.AccessFSReadDir), anc...).IgnoreIfMissing())
 }

@@ -27,6 +27,9 @@ type Config struct {
 	Workspace string   `json:"workspace"`
 	TempDir   string   `json:"temp_dir,omitempty"`
 	Write     []string `json:"write,omitempty"` // more writable folders
+	// Hide are existing files and folders nothing may read (the recipe's
+	// secret paths that name concrete places, like ~/.ssh).
+	Hide []string `json:"hide,omitempty"`
 	Limits    Limits   `json:"limits"`
 	Cgroup    string   `json:"cgroup,omitempty"` // pids cgroup to join
 }
@@ -92,6 +95,7 @@ func FromRecipeWith(r *recipe.Recipe, st Status) (*Config, string, error) {
 			c.Write = append(c.Write, p)
 		}
 	}
+	c.Hide = hidden(r.Paths.Deny, r.Workspace)
 	return c, "", nil
 }
 
@@ -154,4 +158,33 @@ func plural(n int, s string) string {
 		return ""
 	}
 	return s
+}
+
+// hidden turns secret globs into the concrete paths the sandbox hides from
+// reads: globs without wildcards before their last part ("~/.ssh/**",
+// "/etc/shadow"), which exist and lie outside the workspace.
+func hidden(globs []string, workspace string) []string {
+	var out []string
+	for _, g := range globs {
+		if !strings.HasPrefix(g, "~/") && !strings.HasPrefix(g, "/") {
+			continue // relative and **/ globs match anywhere: analysis handles those
+		}
+		g = strings.TrimSuffix(strings.TrimSuffix(g, "/**"), "/*")
+		if strings.ContainsAny(g, "*?[") {
+			continue
+		}
+		p := expandPath(g)
+		if p == "" || isInside(p, workspace) || isInside(workspace, p) {
+			continue
+		}
+		if _, err := os.Lstat(p); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func isInside(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
