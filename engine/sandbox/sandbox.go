@@ -29,9 +29,9 @@ type Config struct {
 	Write     []string `json:"write,omitempty"` // more writable folders
 	// Hide are existing files and folders nothing may read (the recipe's
 	// secret paths that name concrete places, like ~/.ssh).
-	Hide []string `json:"hide,omitempty"`
-	Limits    Limits   `json:"limits"`
-	Cgroup    string   `json:"cgroup,omitempty"` // pids cgroup to join
+	Hide   []string `json:"hide,omitempty"`
+	Limits Limits   `json:"limits"`
+	Cgroup string   `json:"cgroup,omitempty"` // pids cgroup to join
 }
 
 // Limits are resource limits for the executed program (0 = none).
