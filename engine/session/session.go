@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/reinsh/rein/engine/message"
@@ -20,6 +21,7 @@ import (
 
 // Recorder writes one session's events and commands.
 type Recorder struct {
+	mu        sync.Mutex // MCP calls may record concurrently
 	store     *store.Store
 	session   *store.Session
 	source    string
@@ -100,6 +102,8 @@ func (r *Recorder) Source(source string) { r.source = source }
 
 // Message writes one message (the agent's OnMessage).
 func (r *Recorder) Message(m message.Message) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.Err == nil {
 		r.Err = r.store.Append(context.Background(), r.session, m)
 	}
@@ -108,6 +112,8 @@ func (r *Recorder) Message(m message.Message) {
 // Usage writes the token usage of one model call.
 func (r *Recorder) Usage(u provider.Usage) {
 	data, _ := json.Marshal(u)
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.Err == nil {
 		r.Err = r.store.Append(context.Background(), r.session, message.Message{Kind: "usage",
 			Content: fmt.Sprintf("%d in, %d out", u.PromptTokens, u.CompletionTokens), Data: data})
@@ -118,6 +124,8 @@ func (r *Recorder) Usage(u provider.Usage) {
 // AfterCommand).
 func (r *Recorder) Command(ev tools.CommandEvent, res *runner.Result) {
 	err := Record(r.store, r.session, r.source, r.workspace, ev.Command, ev.Decision.Verdict.String(), ev.Decision.Rule, ev.Decision.Reason, res)
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.Err == nil {
 		r.Err = err
 	}

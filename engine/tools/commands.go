@@ -68,8 +68,11 @@ func (s *Set) decideAndRun(ctx context.Context, ev CommandEvent, verdict policy.
 	case policy.Deny:
 		return s.resultOutcome(command, runner.Denied(d))
 	case policy.Ask:
+		s.mu.Lock()
+		always := s.always[command]
+		s.mu.Unlock()
 		switch {
-		case s.always[command] || s.opts.Yes:
+		case always || s.opts.Yes:
 			approved = true
 		case s.opts.Approver == nil:
 			res := runner.Denied(d)
@@ -92,7 +95,9 @@ func (s *Set) decideAndRun(ctx context.Context, ev CommandEvent, verdict policy.
 			}
 			approved = true
 			if ans.Always {
+				s.mu.Lock()
 				s.always[command] = true
+				s.mu.Unlock()
 			}
 		}
 	}
@@ -100,7 +105,9 @@ func (s *Set) decideAndRun(ctx context.Context, ev CommandEvent, verdict policy.
 		return jsonOutcome(map[string]any{"dry_run": true, "would_run": command, "verdict": d.Verdict.String(), "rule": d.Rule},
 			"dry run: would run "+command)
 	}
+	s.mu.Lock()
 	s.ran++
+	s.mu.Unlock()
 	return s.resultOutcome(command, run(approved))
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/reinsh/rein/engine/policy"
@@ -97,8 +98,10 @@ type Set struct {
 	files   *Files
 	opts    Options
 	enabled map[string]string // name -> "true" or "ask"
-	always  map[string]bool   // commands approved for the session
-	ran     int
+
+	mu     sync.Mutex // guards always and ran: MCP calls may be concurrent
+	always map[string]bool
+	ran    int
 }
 
 // NewSet builds the tools a recipe enables.
@@ -133,7 +136,11 @@ func NewSet(p *policy.Policy, r *runner.Runner, opts Options) *Set {
 }
 
 // CommandsRun is how many commands the set has executed.
-func (s *Set) CommandsRun() int { return s.ran }
+func (s *Set) CommandsRun() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ran
+}
 
 // Specs lists the enabled tools, in a stable order.
 func (s *Set) Specs() []Spec {
