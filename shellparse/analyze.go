@@ -86,6 +86,8 @@ type analyzer struct {
 	script    *Script
 	lim       Limits
 	functions map[string]bool
+	visit     func(syntax.Node) bool
+	scanCtx   context
 }
 
 // context is where a node sits: the text it came from, the wrappers and
@@ -321,25 +323,35 @@ func (a *analyzer) scan(n syntax.Node, ctx context) {
 	if n == nil {
 		return
 	}
-	syntax.Walk(n, func(node syntax.Node) bool {
-		switch s := node.(type) {
-		case *syntax.CmdSubst:
-			kind := "$()"
-			if s.Backquotes {
-				kind = "``"
-			}
-			a.substitution(kind, ConstructSubstitution, s, s.Stmts, ctx)
-			return false
-		case *syntax.ProcSubst:
-			kind := "<()"
-			if s.Op == syntax.CmdOut {
-				kind = ">()"
-			}
-			a.substitution(kind, ConstructProcSubst, s, s.Stmts, ctx)
-			return false
+	// One visitor per analysis (not a closure per word); the context is
+	// saved and restored because substitutions nest.
+	if a.visit == nil {
+		a.visit = a.visitNode
+	}
+	saved := a.scanCtx
+	a.scanCtx = ctx
+	syntax.Walk(n, a.visit)
+	a.scanCtx = saved
+}
+
+func (a *analyzer) visitNode(node syntax.Node) bool {
+	switch s := node.(type) {
+	case *syntax.CmdSubst:
+		kind := "$()"
+		if s.Backquotes {
+			kind = "``"
 		}
-		return true
-	})
+		a.substitution(kind, ConstructSubstitution, s, s.Stmts, a.scanCtx)
+		return false
+	case *syntax.ProcSubst:
+		kind := "<()"
+		if s.Op == syntax.CmdOut {
+			kind = ">()"
+		}
+		a.substitution(kind, ConstructProcSubst, s, s.Stmts, a.scanCtx)
+		return false
+	}
+	return true
 }
 
 func (a *analyzer) substitution(kind, construct string, n syntax.Node, list []*syntax.Stmt, ctx context) {
@@ -356,14 +368,20 @@ func (a *analyzer) substitution(kind, construct string, n syntax.Node, list []*s
 
 // needsScan reports whether a word may contain a substitution.
 func needsScan(w *syntax.Word) bool {
-	if len(w.Parts) != 1 {
-		return true
+	for _, part := range w.Parts {
+		switch p := part.(type) {
+		case *syntax.Lit, *syntax.SglQuoted:
+		case *syntax.DblQuoted:
+			for _, inner := range p.Parts {
+				if _, ok := inner.(*syntax.Lit); !ok {
+					return true
+				}
+			}
+		default:
+			return true
+		}
 	}
-	switch w.Parts[0].(type) {
-	case *syntax.Lit, *syntax.SglQuoted:
-		return false
-	}
-	return true
+	return false
 }
 
 func (a *analyzer) redirect(r *syntax.Redirect, ctx context) {

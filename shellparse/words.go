@@ -24,6 +24,16 @@ func appendWord(dst []Word, src string, w *syntax.Word) []Word {
 			if !p.Dollar {
 				return append(dst, Word{Value: p.Value})
 			}
+		case *syntax.DblQuoted:
+			// "text" with nothing to expand or unescape.
+			if !p.Dollar && len(p.Parts) == 1 {
+				if lit, ok := p.Parts[0].(*syntax.Lit); ok && strings.IndexByte(lit.Value, '\\') < 0 {
+					return append(dst, Word{Value: lit.Value})
+				}
+			}
+			if !p.Dollar && len(p.Parts) == 0 {
+				return append(dst, Word{Value: ""})
+			}
 		}
 	}
 	return append(dst, resolveWord(src, w)...)

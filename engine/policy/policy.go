@@ -377,7 +377,7 @@ func (p *Policy) command(c *shellparse.Command, ev *evaluation) (Result, string)
 	if _, listed := p.catalog[c.Path]; listed {
 		return Result{p.deflt, "default", fmt.Sprintf("%s does not match a catalog entry for %s", shellparse.JoinArgv(c.Argv), name)}, sub
 	}
-	return Result{p.unknown, "shell.unknown_program", fmt.Sprintf("%s is not in this recipe's catalog", name)}, sub
+	return Result{p.unknown, "shell.unknown_program", name + " is not in this recipe's catalog"}, sub
 }
 
 func (p *Policy) catalogHasPath(path string) bool {
