@@ -36,19 +36,19 @@ type Globals struct {
 type cli struct {
 	Globals
 
+	Ask      askCmd      `cmd:"" help:"Ask a model a question it answers with vetted commands and file tools."`
 	Check    checkCmd    `cmd:"" help:"Vet a command without running it: verdict, the rule behind it, and why."`
 	Test     testCmd     `cmd:"" help:"Run the policy tests of the recipe and the built-in presets."`
-	Compile  compileCmd  `cmd:"" help:"Print the compiled recipe as JSON."`
-	Ask      askCmd      `cmd:"" help:"Ask a model a question it answers with vetted commands and file tools."`
-	Init     initCmd     `cmd:"" help:"Write a starter rein.jsonnet for this repository (never overwrites)."`
+	Exec     execCmd     `cmd:"" help:"Vet a command, then run it with rein's embedded shell under the same policy."`
 	Run      runCmd      `cmd:"" help:"Run a recipe task (or list them) under the recipe's policy."`
+	Init     initCmd     `cmd:"" help:"Write a starter rein.jsonnet for this repository (never overwrites)."`
 	Tools    toolsCmd    `cmd:"" help:"Show the tools and catalog a model gets (--format openai, anthropic or mcp for wire shapes)."`
 	MCP      mcpCmd      `cmd:"" name:"mcp" help:"Serve the recipe's vetted tools to other agents over MCP (stdio)."`
-	Exec     execCmd     `cmd:"" help:"Vet a command, then run it with rein's embedded shell under the same policy."`
 	Sessions sessionsCmd `cmd:"" help:"List sessions with their last activity, questions and commands."`
 	Log      logCmd      `cmd:"" help:"Print a session's transcript."`
 	Audit    auditCmd    `cmd:"" help:"List every executed command with its decision, exit code and duration."`
 	Replay   replayCmd   `cmd:"" help:"Re-vet a past session's commands under another recipe and show what changes."`
+	Compile  compileCmd  `cmd:"" help:"Print the compiled recipe as JSON."`
 	Doctor   doctorCmd   `cmd:"" help:"Show what the kernel sandbox enforces here."`
 	Version  versionCmd  `cmd:"" help:"Print rein's version."`
 }
