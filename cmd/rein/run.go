@@ -67,12 +67,17 @@ func (c *runCmd) Run(g *Globals, e *env) error {
 	if !c.JSON {
 		opts.Stdout, opts.Stderr = e.stdout, e.stderr
 	}
-	var lastStep string
-	var lastDecision *policy.Decision
 	opts.OnStep = func(task, script string, d *policy.Decision) {
-		lastStep, lastDecision = script, d
 		if !c.JSON {
 			fmt.Fprintf(e.stderr, "▶ %s: %s\n", task, oneLine(script))
+		}
+	}
+	opts.OnResult = func(task, script string, d *policy.Decision, res *runner.Result) {
+		if st == nil {
+			return
+		}
+		if err := session.Record(st, nil, "run", r.Workspace, script, d.Verdict.String(), d.Rule, d.Reason, res); err != nil {
+			fmt.Fprintf(e.stderr, "rein: warning: not audited: %v\n", err)
 		}
 	}
 	var runnerErr error
@@ -90,11 +95,6 @@ func (c *runCmd) Run(g *Globals, e *env) error {
 	}
 	if err != nil {
 		return err
-	}
-	if st != nil && lastDecision != nil {
-		if err := session.Record(st, nil, "run", r.Workspace, lastStep, lastDecision.Verdict.String(), lastDecision.Rule, lastDecision.Reason, res); err != nil {
-			fmt.Fprintf(e.stderr, "rein: warning: not audited: %v\n", err)
-		}
 	}
 	if c.JSON {
 		if err := writeJSON(e.stdout, res, true); err != nil {

@@ -159,3 +159,17 @@ func TestSessionsLogAuditReplay(t *testing.T) {
 		t.Errorf("log missing: %d %s", code, errOut)
 	}
 }
+
+// Every step of a task is in the audit log.
+func TestRunIsAudited(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("REIN_DB", filepath.Join(t.TempDir(), "rein.db"))
+	os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(`{ allow: ['echo *'], tasks: { two: { steps: ['echo one', 'echo two'] } } }`), 0o644)
+	if _, errOut, code := rein(t, dir, "", "run", "two"); code != exitOK {
+		t.Fatalf("run: %d %s", code, errOut)
+	}
+	out, _, _ := rein(t, dir, "", "audit", "--json")
+	if strings.Count(out, `"source":"run"`) != 2 || !strings.Contains(out, `"command":"echo one"`) || !strings.Contains(out, `"command":"echo two"`) {
+		t.Errorf("audit:\n%s", out)
+	}
+}

@@ -199,6 +199,8 @@ type Options struct {
 	Approved       bool
 	// OnStep is told about each step before it runs.
 	OnStep func(task, script string, d *policy.Decision)
+	// OnResult is told each step's result (for the audit log).
+	OnResult func(task, script string, d *policy.Decision, res *runner.Result)
 	// Runner builds the runner for a task's policy (default: runner.New).
 	Runner func(*policy.Policy) *runner.Runner
 }
@@ -232,10 +234,14 @@ func Run(ctx context.Context, r *recipe.Recipe, name string, params map[string]s
 			runOpts.Timeout, _ = time.ParseDuration(t.Timeout)
 		}
 		for _, script := range Steps(t) {
+			d := p.Check(script)
 			if opts.OnStep != nil {
-				opts.OnStep(n, script, p.Check(script))
+				opts.OnStep(n, script, d)
 			}
 			last = run.Run(ctx, script, runOpts)
+			if opts.OnResult != nil {
+				opts.OnResult(n, script, d, last)
+			}
 			if last.Error != "" || last.ExitCode != 0 {
 				if last.Error != "" {
 					last.Error = fmt.Sprintf("task %s: %s", n, last.Error)
