@@ -306,3 +306,12 @@ func TestRunTasks(t *testing.T) {
 		t.Errorf("check --task: %d\n%s", code, out)
 	}
 }
+
+func TestTestReportsTaskCycles(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(`{ tasks: { a: { run: 'true', deps: ['b'] }, b: { run: 'true', deps: ['a'] } } }`), 0o644)
+	out, _, code := rein(t, dir, "", "test", "--no-presets")
+	if code != exitDeny || !strings.Contains(out, "FAIL tasks: task dependencies form a cycle: a → b → a") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+}

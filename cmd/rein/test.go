@@ -6,6 +6,7 @@ import (
 	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/engine/recipe"
 	"github.com/reinsh/rein/engine/report"
+	"github.com/reinsh/rein/engine/tasks"
 	"github.com/reinsh/rein/engine/version"
 	"github.com/reinsh/rein/recipes"
 )
@@ -56,12 +57,23 @@ func (c *testCmd) Run(g *Globals, e *env) error {
 	for _, s := range suites {
 		failed += s.Failed()
 	}
+	// Every task must be plannable: a dependency cycle fails the tests.
+	var planErrors []string
+	for _, name := range tasks.Names(r) {
+		if _, err := tasks.Plan(r, name); err != nil {
+			planErrors = append(planErrors, err.Error())
+		}
+	}
+	failed += len(planErrors)
 	if c.JSON {
 		if err := writeJSON(e.stdout, suites, true); err != nil {
 			return err
 		}
 	} else {
 		report.Tests(e.stdout, suites, c.Verbose)
+		for _, msg := range planErrors {
+			fmt.Fprintf(e.stdout, "FAIL tasks: %s\n", msg)
+		}
 	}
 	if failed > 0 {
 		return codeError(exitDeny)
