@@ -2,6 +2,7 @@ package tools
 
 import (
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
 
@@ -14,6 +15,14 @@ import (
 // Commands whose executable is missing are left out.
 func Catalog(r *recipe.Recipe, detailed bool) string {
 	var b strings.Builder
+	if detailed {
+		// Honest names: the model uses this platform's commands, untranslated.
+		if runtime.GOOS == "windows" {
+			b.WriteString("Platform: windows (Windows commands: findstr, type, dir, where; run through rein's POSIX shell)\n")
+		} else {
+			fmt.Fprintf(&b, "Platform: %s/%s (POSIX commands, run through rein's embedded POSIX shell)\n", runtime.GOOS, runtime.GOARCH)
+		}
+	}
 	if len(r.Commands) > 0 {
 		b.WriteString("Commands:\n")
 		for _, c := range r.Commands {
