@@ -186,3 +186,36 @@ func TestSandboxHidesSecrets(t *testing.T) {
 		t.Errorf("stdout %q stderr %q", res.Stdout, res.Stderr)
 	}
 }
+
+func TestSandboxReadOnly(t *testing.T) {
+	r, dir := sandboxed(t, `{ commands: [{ command: './write.sh' }], sandbox: { mode: 'read-only' } }`, map[string]string{
+		"write.sh": "#!/bin/sh\ncat write.sh > /dev/null && echo read-ok\necho x > inside.txt\n",
+	})
+	res := r.Run(context.Background(), "./write.sh", runner.RunOptions{})
+	if _, err := os.Stat(filepath.Join(dir, "inside.txt")); err == nil {
+		t.Error("read-only mode let a program write in the workspace")
+	}
+	if res.Stdout != "read-ok\n" || !strings.Contains(res.Stderr, "Permission denied") {
+		t.Errorf("stdout %q stderr %q", res.Stdout, res.Stderr)
+	}
+}
+
+func TestSandboxNetworkBind(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("needs python3 to bind a socket")
+	}
+	if !sandbox.Probe().Network {
+		t.Skip("this kernel's Landlock cannot restrict the network")
+	}
+	script := map[string]string{"bind.sh": "#!/bin/sh\npython3 -c 'import socket; s=socket.socket(); s.bind((\"127.0.0.1\", 0)); print(\"bound\")'\n"}
+	for _, tt := range []struct {
+		network string
+		want    bool
+	}{{"deny", false}, {"allow", true}} {
+		r, _ := sandboxed(t, `{ commands: [{ command: './bind.sh' }], sandbox: { network: '`+tt.network+`' } }`, script)
+		res := r.Run(context.Background(), "./bind.sh", runner.RunOptions{Timeout: 10 * time.Second})
+		if got := strings.Contains(res.Stdout, "bound"); got != tt.want {
+			t.Errorf("network %s: bound=%v (stdout %q stderr %q)", tt.network, got, res.Stdout, res.Stderr)
+		}
+	}
+}
