@@ -115,11 +115,7 @@ var errDenied = errors.New("denied at run time")
 // Callers normally use Run, which vets the text first.
 func (r *Runner) Interpret(ctx context.Context, text string, opts RunOptions) *Result {
 	start := time.Now()
-	dir, err := r.dir(opts.Dir)
-	if err != nil {
-		return Failed("%v", err)
-	}
-	timeout, err := r.effectiveTimeout(opts.Timeout)
+	dir, timeout, err := r.placeAndTime(opts)
 	if err != nil {
 		return Failed("%v", err)
 	}
@@ -249,11 +245,7 @@ func (r *Runner) RunArgv(ctx context.Context, argv []string, opts RunOptions) *R
 	if len(argv) == 0 || argv[0] == "" {
 		return Failed("no command given")
 	}
-	dir, err := r.dir(opts.Dir)
-	if err != nil {
-		return Failed("%v", err)
-	}
-	timeout, err := r.effectiveTimeout(opts.Timeout)
+	dir, timeout, err := r.placeAndTime(opts)
 	if err != nil {
 		return Failed("%v", err)
 	}
@@ -289,6 +281,16 @@ func (r *Runner) RunArgv(ctx context.Context, argv []string, opts RunOptions) *R
 		res.ExitCode = 125
 	}
 	return res
+}
+
+// placeAndTime checks a run's working folder and timeout.
+func (r *Runner) placeAndTime(opts RunOptions) (string, time.Duration, error) {
+	dir, err := r.dir(opts.Dir)
+	if err != nil {
+		return "", 0, err
+	}
+	timeout, err := r.effectiveTimeout(opts.Timeout)
+	return dir, timeout, err
 }
 
 // dir resolves a working folder, which must lie inside the workspace.
