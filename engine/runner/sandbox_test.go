@@ -219,3 +219,17 @@ func TestSandboxNetworkBind(t *testing.T) {
 		}
 	}
 }
+
+// macOS and Windows have no helper: limits there are not applied (and said
+// so), instead of every command failing in a helper that cannot run.
+func TestNoHelperOutsideLinux(t *testing.T) {
+	r := &recipe.Recipe{Workspace: "/w", Sandbox: recipe.Sandbox{Mode: "workspace-write", Unavailable: "warn"}, Limits: recipe.Limits{CPUSeconds: 5}}
+	cfg, warning, err := sandbox.FromRecipeWith(r, sandbox.Status{OS: "darwin", Why: "no Landlock on darwin"})
+	if cfg != nil || err != nil || !strings.Contains(warning, "no Landlock on darwin") {
+		t.Errorf("darwin: %+v %v %q", cfg, err, warning)
+	}
+	cfg, _, _ = sandbox.FromRecipeWith(r, sandbox.Status{OS: "linux", Why: "old kernel"})
+	if cfg == nil || cfg.Mode != "off" || cfg.Limits.CPUSeconds != 5 {
+		t.Errorf("linux without Landlock keeps the limits: %+v", cfg)
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 
 	"github.com/reinsh/rein/engine/recipe"
@@ -64,11 +63,15 @@ func FromRecipe(r *recipe.Recipe) (*Config, string, error) { return FromRecipeWi
 // FromRecipeWith is FromRecipe for a given kernel status.
 func FromRecipeWith(r *recipe.Recipe, st Status) (*Config, string, error) {
 	limits := Limits{CPUSeconds: r.Limits.CPUSeconds, FileSize: r.Limits.FileSizeBytes, Processes: r.Limits.Processes, AddressSpace: r.Limits.AddressSpaceBytes}
-	if r.Sandbox.Mode == "off" {
-		if limits == (Limits{}) {
-			return nil, "", nil
+	// The helper (Landlock and rlimits) exists on Linux only.
+	limitsOnly := func() *Config {
+		if limits == (Limits{}) || st.OS != "linux" {
+			return nil
 		}
-		return &Config{Mode: "off", Workspace: r.Workspace, Limits: limits}, "", nil
+		return &Config{Mode: "off", Workspace: r.Workspace, Limits: limits}
+	}
+	if r.Sandbox.Mode == "off" {
+		return limitsOnly(), "", nil
 	}
 	if !st.Available() {
 		msg := fmt.Sprintf("the kernel sandbox is not available on this system (%s)", st.Why)
@@ -76,10 +79,7 @@ func FromRecipeWith(r *recipe.Recipe, st Status) (*Config, string, error) {
 			return nil, "", fmt.Errorf("%s and the recipe says sandbox.unavailable: refuse; set it to warn to run unsandboxed, or sandbox.mode: off", msg)
 		}
 		warning := "rein: warning: " + msg + "; commands run without it (sandbox.unavailable: warn)"
-		if limits != (Limits{}) && runtime.GOOS != "windows" {
-			return &Config{Mode: "off", Workspace: r.Workspace, Limits: limits}, warning, nil
-		}
-		return nil, warning, nil
+		return limitsOnly(), warning, nil
 	}
 	c := &Config{Mode: r.Sandbox.Mode, Network: r.Sandbox.Network == "deny", Workspace: r.Workspace, Limits: limits}
 	if c.Network && !st.Network {
