@@ -226,10 +226,18 @@ func (p *Policy) conclude(d *Decision) {
 		return
 	}
 	if first.Verdict == Allow {
-		d.Rule, d.Reason = "", fmt.Sprintf("all %d commands allowed", len(d.Commands))
 		if len(d.Commands) == 1 {
 			d.Rule, d.Reason = d.Commands[0].Rule, d.Commands[0].Reason
+			return
 		}
+		// The distinct rules that allowed the commands, in order.
+		var rules []string
+		for _, c := range d.Commands {
+			if !contains(rules, c.Rule) {
+				rules = append(rules, c.Rule)
+			}
+		}
+		d.Rule, d.Reason = strings.Join(rules, ", "), fmt.Sprintf("all %d commands allowed", len(d.Commands))
 		return
 	}
 	d.Verdict, d.Rule, d.Reason = first.Verdict, first.Rule, first.Reason
