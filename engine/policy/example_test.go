@@ -25,7 +25,7 @@ func ExamplePolicy_Check() {
 		fmt.Println(strings.TrimSpace(fmt.Sprintf("%-5s %-26s %s", d.Verdict, command, d.Rule)))
 	}
 	// Output:
-	// allow git log --oneline | head
+	// allow git log --oneline | head   programs.git, programs.head
 	// deny  ls | xargs rm              shell.unknown_program
 	// deny  git push                   programs.git.deny_subcommands
 }
