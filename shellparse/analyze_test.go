@@ -218,6 +218,7 @@ func TestAnalyzeFindings(t *testing.T) {
 		{"loader variable", "LD_PRELOAD=/tmp/x.so ls", FindingCodeExec},
 		{"env loader variable", "env LD_PRELOAD=/tmp/x.so ls", FindingCodeExec},
 		{"git hooks path", "git -c core.hooksPath=/tmp/h commit", FindingCodeExec},
+		{"git exec path", "git --exec-path=/tmp/x status", FindingCodeExec},
 		{"parallel from stdin", "ls | parallel", FindingDynamicScript},
 		{"too long", strings.Repeat("a", DefaultLimits.MaxBytes+1), FindingTooLong},
 		{"too many brackets", strings.Repeat("$(", 100) + strings.Repeat(")", 100), FindingTooDeep},
@@ -268,5 +269,11 @@ func TestBraceExpansionIsBounded(t *testing.T) {
 	}
 	if got := Analyze("echo {1..3} {a,b}{c,d}").Commands[0].Argv; strings.Join(got, " ") != "echo 1 2 3 ac ad bc bd" {
 		t.Errorf("small expansions still expand: %q", got)
+	}
+}
+
+func TestGitExecPathPrintsOnly(t *testing.T) {
+	if s := Analyze("git --exec-path"); len(s.Findings) != 0 {
+		t.Errorf("printing the exec path is harmless: %+v", s.Findings)
 	}
 }

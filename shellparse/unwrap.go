@@ -372,8 +372,8 @@ func (a *analyzer) unwrapGit(cmd *Command, ctx context) {
 			if shell, path := gitConfigRuns(key); shell || path {
 				a.finding(FindingCodeExec, fmt.Sprintf("git --config-env sets %s from the environment: it runs code that cannot be checked", key), cmd.Pos, cmd.Via)
 			}
-		case "--exec-path":
-			if has || i+1 < len(words) && has {
+		case "--exec-path": // bare, it only prints the path
+			if has {
 				a.finding(FindingCodeExec, "git --exec-path=DIR runs git's subcommands from DIR", cmd.Pos, cmd.Via)
 			}
 		}
