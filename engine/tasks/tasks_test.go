@@ -112,8 +112,11 @@ func TestDependenciesAndFailure(t *testing.T) {
 	}
 	var out bytes.Buffer
 	var steps []string
-	res, err := Run(context.Background(), r, "c", map[string]string{}, Options{Stdout: &out, OnStep: func(task, script string, _ *policy.Decision) {}})
-	_ = steps
+	res, err := Run(context.Background(), r, "c", map[string]string{}, Options{Stdout: &out,
+		OnStep: func(task, script string, _ *policy.Decision) { steps = append(steps, task+": "+script) }})
+	if strings.Join(steps, "; ") != "a: echo a >> /dev/null; echo a; b: echo b; c: echo c1; c: false" {
+		t.Errorf("steps %v", steps)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -78,12 +78,16 @@ func TestApproval(t *testing.T) {
 }
 
 func TestDryRunRunsNothing(t *testing.T) {
-	set, dir := newSet(t, "readonly", tools.Options{DryRun: true})
+	set, dir := newSet(t, "python", tools.Options{DryRun: true})
 	o := set.Call(context.Background(), "run_command", `{"command":"ls > /dev/null","reason":"x"}`)
 	if !o.Success || !strings.Contains(o.Output, `"dry_run":true`) || set.CommandsRun() != 0 {
 		t.Errorf("dry run: %s", o.Output)
 	}
-	_ = dir
+	// Nothing runs, not even a command that would create a file.
+	set.Call(context.Background(), "run_command", `{"command":"pytest --junitxml=report.xml","reason":"x"}`)
+	if _, err := os.Stat(filepath.Join(dir, "report.xml")); err == nil {
+		t.Error("a dry run ran a command")
+	}
 }
 
 func TestSpecsFollowTheRecipe(t *testing.T) {
