@@ -113,6 +113,7 @@ func TestAnalyzeCommands(t *testing.T) {
 func TestAnalyzeFacts(t *testing.T) {
 	t.Run("flags and positionals", func(t *testing.T) {
 		c := Analyze("rm -rf --no-preserve-root --interactive=never -- -x y").Commands[0]
+		c.Split()
 		var flags []string
 		for _, f := range c.Flags {
 			flags = append(flags, f.Name)

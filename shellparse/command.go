@@ -152,9 +152,7 @@ func shortFlag(r rune) string {
 // is the command's source, or "" to render it from argv.
 func fillCommand(cmd *Command, words []Word, env map[string]string, pos Position, via []string, text string) {
 	*cmd = Command{Words: words, Env: env, Pos: pos, Via: via, Text: text}
-	// One backing array for argv and positionals.
-	buf := make([]string, 2*len(words)-1)
-	cmd.Argv = buf[:len(words):len(words)]
+	cmd.Argv = make([]string, len(words))
 	for i, w := range words {
 		cmd.Argv[i] = w.Text()
 		if w.Dynamic {
@@ -172,37 +170,19 @@ func fillCommand(cmd *Command, words []Word, env map[string]string, pos Position
 		}
 	}
 	cmd.Args = cmd.Argv[1:]
-	nflags := 0
-	for _, w := range words[1:] {
-		if len(w.Value) > 1 && w.Value[0] == '-' {
-			nflags += len(w.Value) - 1
-		}
-	}
-	if nflags > 0 {
-		cmd.Flags = make([]Flag, 0, nflags)
-	}
-	if len(words) > 1 {
-		cmd.Positionals = buf[len(words):len(words)]
-	}
+	// The subcommand is the first positional; flags and positionals are
+	// split only when asked for (Split), as most checks never need them.
 	endOfFlags := false
-	for i, w := range words[1:] {
+	for _, w := range words[1:] {
 		v := w.Value
-		switch {
-		case endOfFlags || len(v) < 2 || v[0] != '-':
-			cmd.Positionals = append(cmd.Positionals, cmd.Args[i])
-		case v == "--":
+		if v == "--" && !endOfFlags {
 			endOfFlags = true
-		case strings.HasPrefix(v, "--"):
-			name, value, has := strings.Cut(v, "=")
-			cmd.Flags = append(cmd.Flags, Flag{Name: name, Value: value, HasValue: has, Raw: cmd.Args[i], Arg: i, Dynamic: w.Dynamic})
-		default:
-			for _, r := range v[1:] {
-				cmd.Flags = append(cmd.Flags, Flag{Name: shortFlag(r), Raw: cmd.Args[i], Arg: i, Dynamic: w.Dynamic})
-			}
+			continue
 		}
-	}
-	if len(cmd.Positionals) > 0 {
-		cmd.Sub = cmd.Positionals[0]
+		if endOfFlags || len(v) < 2 || v[0] != '-' {
+			cmd.Sub = w.Text()
+			break
+		}
 	}
 	if cmd.Text != "" {
 		return
@@ -214,6 +194,46 @@ func fillCommand(cmd *Command, words []Word, env map[string]string, pos Position
 			b.WriteString(k + "=" + Quote(env[k]) + " ")
 		}
 		cmd.Text = b.String() + cmd.Text
+	}
+}
+
+// Split fills Flags and Positionals (once): short clusters are split (-rf
+// gives -r and -f), --name=value gives Name --name and Value, and
+// everything after -- is positional.
+func (c *Command) Split() {
+	if c.split || len(c.Words) == 0 {
+		return
+	}
+	c.split = true
+	words := c.Words
+	nflags := 0
+	for _, w := range words[1:] {
+		if len(w.Value) > 1 && w.Value[0] == '-' {
+			nflags += len(w.Value) - 1
+		}
+	}
+	if nflags > 0 {
+		c.Flags = make([]Flag, 0, nflags)
+	}
+	if len(words) > 1 {
+		c.Positionals = make([]string, 0, len(words)-1)
+	}
+	endOfFlags := false
+	for i, w := range words[1:] {
+		v := w.Value
+		switch {
+		case endOfFlags || len(v) < 2 || v[0] != '-':
+			c.Positionals = append(c.Positionals, c.Args[i])
+		case v == "--":
+			endOfFlags = true
+		case strings.HasPrefix(v, "--"):
+			name, value, has := strings.Cut(v, "=")
+			c.Flags = append(c.Flags, Flag{Name: name, Value: value, HasValue: has, Raw: c.Args[i], Arg: i, Dynamic: w.Dynamic})
+		default:
+			for _, r := range v[1:] {
+				c.Flags = append(c.Flags, Flag{Name: shortFlag(r), Raw: c.Args[i], Arg: i, Dynamic: w.Dynamic})
+			}
+		}
 	}
 }
 

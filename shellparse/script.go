@@ -57,10 +57,11 @@ type Command struct {
 	// command name is dynamic.
 	Name string `json:"name"`
 	// Path is the program as written, after resolution.
-	Path        string            `json:"path"`
-	Words       []Word            `json:"words"`
-	Argv        []string          `json:"argv"`
-	Args        []string          `json:"args"`
+	Path  string   `json:"path"`
+	Words []Word   `json:"words"`
+	Argv  []string `json:"argv"`
+	Args  []string `json:"args"`
+	// Flags and Positionals are filled by Split.
 	Flags       []Flag            `json:"flags,omitempty"`
 	Positionals []string          `json:"positionals,omitempty"`
 	Sub         string            `json:"sub,omitempty"`
@@ -79,6 +80,7 @@ type Command struct {
 	Text string   `json:"text"`
 
 	execd bool
+	split bool
 }
 
 // Redirect is one redirection on a statement.

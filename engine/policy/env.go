@@ -263,6 +263,7 @@ func newCmdEnv(c *shellparse.Command, sub string) *CmdEnv {
 
 // fillCmdEnv fills env in place, reusing its flag buffers.
 func fillCmdEnv(env *CmdEnv, c *shellparse.Command, sub string) {
+	c.Split()
 	flags, raw := env.Flags[:0], env.raw[:0]
 	*env = CmdEnv{
 		Name: c.Name, Path: c.Path, Argv: c.Argv, Args: c.Args, Sub: sub,
