@@ -525,6 +525,17 @@ func (a *analyzer) unwrapSSH(cmd *Command, ctx context) {
 var envShellCommands = []string{"GIT_PAGER", "PAGER", "MANPAGER", "GIT_EDITOR", "EDITOR", "VISUAL", "GIT_SEQUENCE_EDITOR", "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "PROMPT_COMMAND", "SYSTEMD_PAGER", "LESSOPEN", "LESSCLOSE"}
 var envCodeLoaders = []string{"LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "BASH_ENV", "ENV", "GIT_EXEC_PATH", "GIT_SSH", "GIT_ASKPASS", "SSH_ASKPASS", "PYTHONSTARTUP", "PYTHONPATH", "PERL5OPT", "PERL5LIB", "NODE_OPTIONS", "RUBYOPT", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_DIR", "GIT_TEMPLATE_DIR"}
 
+// IsCodeEnv reports whether a variable, set in a command's environment, makes
+// the program run or load code. The runner uses it to pick the variables it
+// re-checks at run time, so the list lives here, beside the analysis.
+func IsCodeEnv(name string) bool {
+	return contains(envShellCommands, name) || loadsCode(name)
+}
+
+func loadsCode(name string) bool {
+	return contains(envCodeLoaders, name) || strings.HasPrefix(name, "DYLD_") || strings.HasPrefix(name, "GIT_CONFIG_KEY_")
+}
+
 // envCode reports environment assignments that make the command run code.
 func (a *analyzer) envCode(cmd *Command, ctx context) {
 	if len(cmd.Env) == 0 {
@@ -539,7 +550,7 @@ func (a *analyzer) envCode(cmd *Command, ctx context) {
 			} else if strings.TrimSpace(value) != "" {
 				a.nested(cmd, value, ctx, name+"=")
 			}
-		case contains(envCodeLoaders, name) || strings.HasPrefix(name, "DYLD_") || strings.HasPrefix(name, "GIT_CONFIG_KEY_"):
+		case loadsCode(name):
 			a.finding(FindingCodeExec, fmt.Sprintf("%s=%s makes %s load code from outside the command", name, Quote(value), cmd.Name), cmd.Pos, cmd.Via)
 		}
 	}

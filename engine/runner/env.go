@@ -41,9 +41,3 @@ func matchesAny(globs []string, name string) bool {
 	}
 	return false
 }
-
-// codeEnv are variables that make programs load or run code; present in the
-// environment of a command at run time, they came from the script.
-var codeEnv = []string{"LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "BASH_ENV", "ENV", "GIT_EXEC_PATH", "GIT_SSH", "GIT_SSH_COMMAND",
-	"GIT_ASKPASS", "SSH_ASKPASS", "GIT_PAGER", "PAGER", "GIT_EDITOR", "EDITOR", "VISUAL", "GIT_EXTERNAL_DIFF", "PYTHONSTARTUP",
-	"PYTHONPATH", "PERL5OPT", "PERL5LIB", "NODE_OPTIONS", "RUBYOPT", "PROMPT_COMMAND", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"}

@@ -21,6 +21,7 @@ import (
 	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/engine/recipe"
 	"github.com/reinsh/rein/engine/sandbox"
+	"github.com/reinsh/rein/shellparse"
 )
 
 // Runner runs commands for one recipe and workspace. It is safe for
@@ -352,17 +353,19 @@ func envList(env expand.Environ) []string {
 	return out
 }
 
-// codeVars returns the code-loading variables set in the interpreter's
-// environment, for the run-time check.
+// codeVars returns the exported variables that make a program run or load
+// code, for the run-time check; present at run time, they came from the
+// script (env.pass never lets them through by default).
 func codeVars(env expand.Environ) map[string]string {
 	var out map[string]string
-	for _, name := range codeEnv {
-		if vr := env.Get(name); vr.IsSet() && vr.Exported {
+	env.Each(func(name string, vr expand.Variable) bool {
+		if vr.Exported && vr.IsSet() && shellparse.IsCodeEnv(name) {
 			if out == nil {
 				out = map[string]string{}
 			}
 			out[name] = vr.String()
 		}
-	}
+		return true
+	})
 	return out
 }

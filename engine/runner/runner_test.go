@@ -228,6 +228,19 @@ func TestEvalReVetted(t *testing.T) {
 	}
 }
 
+// Code-loading variables exported by the script are re-checked with every
+// program at run time; the names come from the analysis (shellparse.IsCodeEnv).
+func TestCodeEnvReCheckedAtRunTime(t *testing.T) {
+	needUnix(t)
+	r, _ := newRunner(t, `{ allow: ['echo *'] }`, nil)
+	for _, name := range []string{"LD_PRELOAD", "DYLD_INSERT_LIBRARIES", "GIT_DIR"} {
+		res := r.Interpret(context.Background(), "export "+name+"=/tmp/x; echo ran", runner.RunOptions{})
+		if !strings.HasPrefix(res.Error, "stopped at run time") || strings.Contains(res.Stdout, "ran") {
+			t.Errorf("%s: %+v", name, res)
+		}
+	}
+}
+
 // Vetting bypassed on purpose (Interpret): the open handler still refuses a
 // write outside the allowed targets.
 func TestRedirectRefusedAtRunTime(t *testing.T) {
