@@ -262,20 +262,6 @@ func deniedFlag(words []shellparse.Word, denied *flagSet) (tok, pattern string, 
 	return "", "", false
 }
 
-func matchAny(patterns []string, s string) bool {
-	_, ok := firstMatch(patterns, s)
-	return ok
-}
-
-func firstMatch(patterns []string, s string) (string, bool) {
-	for _, p := range patterns {
-		if p == s || strings.ContainsAny(p, "*?[") && Glob(p, s) {
-			return p, true
-		}
-	}
-	return "", false
-}
-
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {

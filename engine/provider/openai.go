@@ -65,7 +65,9 @@ func (p *openAI) Stream(ctx context.Context, req Request, onText func(string)) (
 		Messages:      toOpenAI(req.Messages),
 		Stream:        true,
 		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
-		MaxTokens:     req.MaxTokens,
+		// max_tokens, not max_completion_tokens: the OpenAI-compatible
+		// servers (Ollama, vLLM, llama.cpp) all take the older name, not all the newer.
+		MaxTokens: req.MaxTokens, //lint:ignore SA1019 see above
 	}
 	if req.Temperature != nil {
 		wire.Temperature = float32(*req.Temperature)

@@ -142,7 +142,7 @@ func ParseModel(s, baseURL, keyEnv string) (Spec, error) {
 			return spec, fmt.Errorf("openai-compatible models need --base-url (e.g. http://localhost:8000/v1)")
 		}
 	default:
-		return spec, fmt.Errorf("unknown provider %q in %q; use openai:, anthropic:, ollama: or openai-compatible:", name, s)
+		return spec, fmt.Errorf("unknown provider %q in %q; the provider is one of openai, anthropic, ollama or openai-compatible (e.g. openai:gpt-4o)", name, s)
 	}
 	return spec, nil
 }

@@ -122,9 +122,8 @@ func TestLeftoverChildrenKilled(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc")
 	}
-	r, _ := newRunner(t, `{ allow: ['sh *', 'sleep *'], shell: { background: 'allow' } }`, nil)
 	marker := "3218.5"
-	r, _ = newRunner(t, `{ allow: ['sh *', 'sleep *', 'echo *'], shell: { background: 'allow' } }`, nil)
+	r, _ := newRunner(t, `{ allow: ['sh *', 'sleep *', 'echo *'], shell: { background: 'allow' } }`, nil)
 	res := r.Run(context.Background(), "sh -c 'sleep "+marker+" > /dev/null 2>&1 & echo started'", runner.RunOptions{Timeout: 10 * time.Second})
 	if res.TimedOut || res.Stdout != "started\n" {
 		t.Errorf("result %+v", res)

@@ -218,11 +218,11 @@ func Run(ctx context.Context, r *recipe.Recipe, name string, params map[string]s
 	last := &runner.Result{}
 	for _, n := range order {
 		t := r.Tasks[n]
-		vals := map[string]string{}
-		if n == name {
-			vals = params
-		} else if vals, err = Bind(n, t, nil, nil); err != nil {
-			return nil, fmt.Errorf("dependency %s: %w", n, err)
+		vals := params
+		if n != name {
+			if vals, err = Bind(n, t, nil, nil); err != nil {
+				return nil, fmt.Errorf("dependency %s: %w", n, err)
+			}
 		}
 		p, err := Policy(r, t)
 		if err != nil {
