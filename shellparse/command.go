@@ -2,7 +2,9 @@ package shellparse
 
 import (
 	"fmt"
+	"maps"
 	"path"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -190,7 +192,7 @@ func fillCommand(cmd *Command, words []Word, env map[string]string, pos Position
 	cmd.Text = JoinArgv(cmd.Argv)
 	if len(env) > 0 {
 		var b strings.Builder
-		for _, k := range sortedKeys(env) {
+		for _, k := range slices.Sorted(maps.Keys(env)) {
 			b.WriteString(k + "=" + Quote(env[k]) + " ")
 		}
 		cmd.Text = b.String() + cmd.Text

@@ -2,7 +2,8 @@ package shellparse
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -541,7 +542,7 @@ func (a *analyzer) envCode(cmd *Command, ctx context) {
 	if len(cmd.Env) == 0 {
 		return
 	}
-	for _, name := range sortedKeys(cmd.Env) {
+	for _, name := range slices.Sorted(maps.Keys(cmd.Env)) {
 		value := cmd.Env[name]
 		switch {
 		case contains(envShellCommands, name):
@@ -554,13 +555,4 @@ func (a *analyzer) envCode(cmd *Command, ctx context) {
 			a.finding(FindingCodeExec, fmt.Sprintf("%s=%s makes %s load code from outside the command", name, Quote(value), cmd.Name), cmd.Pos, cmd.Via)
 		}
 	}
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

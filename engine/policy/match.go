@@ -2,7 +2,8 @@ package policy
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/reinsh/rein/shellparse"
@@ -112,7 +113,7 @@ func (p *Policy) matchProgram(name string, prog *program, c *shellparse.Command)
 			fname, _, hasValue := strings.Cut(w, "=")
 			gf, known := prog.GlobalFlags[fname]
 			if !known {
-				m.why = fmt.Sprintf("%s %s is not an allowed option before the subcommand%s", name, w, listOf("; allowed: ", keys(prog.GlobalFlags)))
+				m.why = fmt.Sprintf("%s %s is not an allowed option before the subcommand%s", name, w, listOf("; allowed: ", slices.Sorted(maps.Keys(prog.GlobalFlags))))
 				break
 			}
 			if gf.Value && !hasValue {
@@ -165,11 +166,11 @@ func (p *Policy) matchProgram(name string, prog *program, c *shellparse.Command)
 	scope := name
 	if len(prog.Subcommands) > 0 {
 		if m.sub == "" && len(rest) == 0 {
-			m.why = fmt.Sprintf("%s needs a subcommand%s", name, listOf("; allowed: ", keys(prog.Subcommands)))
+			m.why = fmt.Sprintf("%s needs a subcommand%s", name, listOf("; allowed: ", slices.Sorted(maps.Keys(prog.Subcommands))))
 			return m
 		}
 		if sub == nil && !contains(prog.AskSubcommands, m.sub) {
-			m.why = fmt.Sprintf("%s %s is not an allowed subcommand%s", name, m.sub, listOf("; allowed: ", keys(prog.Subcommands)))
+			m.why = fmt.Sprintf("%s %s is not an allowed subcommand%s", name, m.sub, listOf("; allowed: ", slices.Sorted(maps.Keys(prog.Subcommands))))
 			return m
 		}
 		scope = name + " " + m.sub
@@ -269,15 +270,6 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-func keys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func listOf(prefix string, items []string) string {

@@ -10,9 +10,11 @@ package policy
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -486,7 +488,7 @@ func (p *Policy) precomputeAlternatives() {
 	r := p.recipe
 	p.subAlternatives = map[string][]string{}
 	for name, prog := range r.Programs {
-		for _, s := range keys(prog.Subcommands) {
+		for _, s := range slices.Sorted(maps.Keys(prog.Subcommands)) {
 			if !prog.Subcommands[s].Ask && !contains(prog.DenySubcommands, s) {
 				p.subAlternatives[name] = append(p.subAlternatives[name], name+" "+s)
 			}
@@ -499,7 +501,7 @@ func (p *Policy) precomputeAlternatives() {
 			out = append(out, c.Command)
 		}
 	}
-	for _, n := range keys(r.Programs) {
+	for _, n := range slices.Sorted(maps.Keys(r.Programs)) {
 		if len(out) >= 24 {
 			break
 		}

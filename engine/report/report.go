@@ -5,11 +5,11 @@ package report
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/engine/recipe"
+	"github.com/reinsh/rein/engine/tasks"
 	"github.com/reinsh/rein/shellparse"
 )
 
@@ -130,24 +130,14 @@ func Tasks(w io.Writer, r *recipe.Recipe) {
 		fmt.Fprintln(w, "this recipe has no tasks (add them under tasks: in rein.jsonnet)")
 		return
 	}
-	names := make([]string, 0, len(r.Tasks))
-	for n := range r.Tasks {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range tasks.Names(r) {
 		t := r.Tasks[n]
 		line := n
 		if t.Expose {
 			line += " (model tool)"
 		}
 		fmt.Fprintf(w, "%-24s %s\n", line, t.Description)
-		params := make([]string, 0, len(t.Params))
-		for p := range t.Params {
-			params = append(params, p)
-		}
-		sort.Strings(params)
-		for _, p := range params {
+		for _, p := range tasks.ParamNames(t) {
 			pp := t.Params[p]
 			kind := pp.Type
 			if pp.Type == "enum" {

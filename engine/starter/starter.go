@@ -10,10 +10,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -175,7 +176,7 @@ func Render(p *Project, dir string) string {
 		allow = append(allow, "go build ./...", "go test ./...", "go vet ./...")
 	}
 	if p.Node {
-		names := sortedKeys(p.NodeScripts)
+		names := slices.Sorted(maps.Keys(p.NodeScripts))
 		for _, n := range names {
 			cmd := p.NodeTool + " run " + n
 			if n == "test" {
@@ -237,15 +238,6 @@ func Render(p *Project, dir string) string {
 	b.WriteString("    deny+: " + jsonnetList(deny, 4) + ",\n")
 	b.WriteString("  },\n}\n")
 	return b.String()
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func jsonnetString(s string) string {

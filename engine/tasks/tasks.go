@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -74,22 +76,12 @@ func listTasks(r *recipe.Recipe) string {
 
 // Names lists a recipe's tasks, sorted.
 func Names(r *recipe.Recipe) []string {
-	names := make([]string, 0, len(r.Tasks))
-	for n := range r.Tasks {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(r.Tasks))
 }
 
 // ParamNames lists a task's parameters, sorted.
 func ParamNames(t *recipe.Task) []string {
-	names := make([]string, 0, len(t.Params))
-	for n := range t.Params {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(t.Params))
 }
 
 // Bind checks and completes a task's parameter values: named values,

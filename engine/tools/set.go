@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -234,11 +236,7 @@ func jsonOutcome(v any, summary string) Outcome {
 func (s *Set) Call(ctx context.Context, name, arguments string) Outcome {
 	mode, ok := s.enabled[name]
 	if !ok {
-		names := make([]string, 0, len(s.enabled))
-		for n := range s.enabled {
-			names = append(names, n)
-		}
-		sort.Strings(names)
+		names := slices.Sorted(maps.Keys(s.enabled))
 		return errorOutcome("unknown tool %q; the tools are: %s", name, strings.Join(names, ", "))
 	}
 	if strings.TrimSpace(arguments) == "" {
