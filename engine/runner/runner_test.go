@@ -284,6 +284,9 @@ func TestRunArgv(t *testing.T) {
 	if res = r.RunArgv(context.Background(), []string{"ls"}, runner.RunOptions{Timeout: time.Hour}); !strings.Contains(res.Error, "max_timeout") {
 		t.Errorf("timeout over max: %+v", res)
 	}
+	if res = r.RunArgv(context.Background(), []string{"ls"}, runner.RunOptions{Timeout: -time.Second}); !strings.Contains(res.Error, "must be positive") {
+		t.Errorf("negative timeout: %+v", res)
+	}
 }
 
 // Results validate against schemas/tool-result.schema.json in both forms.

@@ -128,6 +128,34 @@ func TestCorruptDatabase(t *testing.T) {
 	}
 }
 
+// A database from a newer rein is left alone, with a message that names the
+// file and says to upgrade.
+func TestNewerSchemaRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "rein.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	future := len(migrations) + 1
+	if _, err := s.db.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, future)); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	_, err = Open(path)
+	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "newer rein") || !strings.Contains(err.Error(), "upgrade rein") {
+		t.Fatalf("newer schema: %v", err)
+	}
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var version int
+	if err := db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != future {
+		t.Errorf("user_version %d (%v), want %d untouched", version, err, future)
+	}
+}
+
 func TestLockedDatabase(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "rein.db")
 	s, err := OpenOptions(path, Options{BusyTimeout: 100 * time.Millisecond})

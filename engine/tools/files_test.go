@@ -155,6 +155,27 @@ func TestGrepGlobList(t *testing.T) {
 	}
 }
 
+// Bad arguments from a model get an error that says how to call the tool.
+func TestBadArguments(t *testing.T) {
+	f, _, _ := setup(t, `{}`)
+	tests := []struct {
+		name string
+		call func() error
+		want string
+	}{
+		{"negative offset", func() error { _, err := f.Read("README.md", -1, 0); return err }, "must not be negative"},
+		{"read of a folder", func() error { _, err := f.Read("src", 0, 0); return err }, "use list_directory"},
+		{"glob without a pattern", func() error { _, err := f.Glob("", ""); return err }, "e.g. **/*.go"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := tt.call(); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want one saying %q", err, tt.want)
+			}
+		})
+	}
+}
+
 func TestSystemInfo(t *testing.T) {
 	_, p, dir := setup(t, `local rein = import 'rein.libsonnet'; rein.presets.go`)
 	r := runner.New(p, runner.Options{})
