@@ -272,3 +272,60 @@ func BenchmarkRestore10k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkOpenRecordClose is one audit record the way `rein exec` writes
+// it: a fresh open, one durable insert, close.
+func BenchmarkOpenRecordClose(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "rein.db")
+	for i := 0; i < b.N; i++ {
+		s, err := Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		code := 0
+		if err := s.Record(context.Background(), nil, Command{Source: "exec", Command: "true", Verdict: "allow", Rule: "r", ExitCode: &code}); err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
+	}
+}
+
+// Each rein process opens the database, writes and closes it. The log is kept
+// between processes (no delete and re-create per command); it must not grow
+// with the number of processes, or every open would re-read more of it.
+func TestKeptLogStaysSmall(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "rein.db")
+	const runs = 200
+	for i := 0; i < runs; i++ {
+		s, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		code := i
+		if err := s.Record(context.Background(), nil, Command{Source: "exec", Command: fmt.Sprintf("echo %d", i), Verdict: "allow", Rule: "r", ExitCode: &code}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := os.Stat(path + "-wal")
+	if err != nil {
+		t.Fatalf("the log was not kept: %v", err)
+	}
+	if st.Size() > 256<<10 {
+		t.Errorf("after %d processes the log is %d bytes; it should be reused, not grown", runs, st.Size())
+	}
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got, err := s.Audit(context.Background(), Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != runs || got[runs-1].Command != fmt.Sprintf("echo %d", runs-1) {
+		t.Errorf("want %d records ending with echo %d, got %d", runs, runs-1, len(got))
+	}
+}
