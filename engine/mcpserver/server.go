@@ -12,8 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/reinsh/rein/engine/jsonschema"
 	"github.com/reinsh/rein/engine/message"
 	"github.com/reinsh/rein/engine/tools"
 )
@@ -36,18 +36,9 @@ type Options struct {
 // results with isError set.
 func New(set *tools.Set, opts Options) (*mcp.Server, error) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "rein", Version: opts.Version}, nil)
-	compiler := jsonschema.NewCompiler()
 	var calls atomic.Int64
 	for _, spec := range set.Specs() {
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(spec.Schema))
-		if err != nil {
-			return nil, fmt.Errorf("tool %s: %w", spec.Name, err)
-		}
-		url := "mem://tools/" + spec.Name
-		if err := compiler.AddResource(url, doc); err != nil {
-			return nil, err
-		}
-		schema, err := compiler.Compile(url)
+		schema, err := jsonschema.Compile(spec.Schema)
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: %w", spec.Name, err)
 		}
@@ -94,7 +85,7 @@ func handler(set *tools.Set, name string, schema *jsonschema.Schema, rec Recorde
 		if len(bytes.TrimSpace(args)) == 0 || string(args) == "null" {
 			args = []byte("{}")
 		}
-		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+		v, err := jsonschema.Decode(args)
 		if err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("arguments of %s are not valid JSON: %v", name, err)}
 		}

@@ -17,8 +17,8 @@ import (
 	"sync"
 
 	"github.com/google/go-jsonnet"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/reinsh/rein/engine/jsonschema"
 	"github.com/reinsh/rein/recipes"
 	"github.com/reinsh/rein/schemas"
 )
@@ -230,21 +230,17 @@ func compile(opts Options, srcs []source, workspace string) (*Recipe, map[string
 		if err != nil {
 			return nil, nil, jsonnetError(s.name, err)
 		}
-		doc, err := jsonschema.UnmarshalJSON(strings.NewReader(out))
+		doc, err := jsonschema.Decode([]byte(out))
 		if err != nil {
 			return nil, nil, &Error{File: s.name, Msg: "recipe did not evaluate to JSON: " + err.Error()}
 		}
 		if _, ok := doc.(map[string]any); !ok {
 			return nil, nil, &Error{File: s.name, Msg: fmt.Sprintf("a recipe must evaluate to an object, not %s", jsonType(doc))}
 		}
-		if err := validate(doc); err != nil {
+		if err := recipeSchema().Validate(doc); err != nil {
 			return nil, nil, locateSchemaError(s, err)
 		}
-		var obj map[string]any
-		if err := json.Unmarshal([]byte(out), &obj); err != nil {
-			return nil, nil, &Error{File: s.name, Msg: err.Error()}
-		}
-		merged = mergeValues(merged, obj).(map[string]any)
+		merged = mergeValues(merged, doc).(map[string]any)
 		names = append(names, s.name)
 	}
 	b, err := json.Marshal(merged)
@@ -309,48 +305,20 @@ func mergeValues(a, b any) any {
 	return b
 }
 
-var schemaOnce = sync.OnceValues(func() (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemas.Recipe))
-	if err != nil {
-		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("recipe.schema.json", doc); err != nil {
-		return nil, err
-	}
-	return c.Compile("recipe.schema.json")
-})
-
-func validate(doc any) error {
-	sch, err := schemaOnce()
-	if err != nil {
-		return fmt.Errorf("rein's own recipe schema is broken: %w", err)
-	}
-	return sch.Validate(doc)
-}
+// recipeSchema is compiled on first use: most runs read a cached recipe and
+// never validate.
+var recipeSchema = sync.OnceValue(func() *jsonschema.Schema { return jsonschema.MustCompile(schemas.Recipe) })
 
 // locateSchemaError turns a schema violation into an Error with the JSON
 // pointer and, when the offending key can be found in the file, its position.
 func locateSchemaError(s source, err error) error {
-	var ve *jsonschema.ValidationError
+	var ve *jsonschema.Error
 	if !errors.As(err, &ve) {
 		return &Error{File: s.name, Msg: err.Error()}
 	}
-	leaf := deepest(ve)
-	ptr := "/" + strings.Join(leaf.InstanceLocation, "/")
-	msg := strings.TrimSpace(leafMessage(leaf))
-	e := &Error{File: s.name, Pointer: ptr, Msg: msg}
-	// "additional properties 'x' not allowed": point at the unknown key.
-	if strings.Contains(msg, "additional properties") {
-		if m := quotedName.FindStringSubmatch(msg); m != nil {
-			if line, col, ok := findKey(s.text, m[1]); ok {
-				e.Line, e.Col = line, col
-				return e
-			}
-		}
-	}
-	for i := len(leaf.InstanceLocation) - 1; i >= 0; i-- {
-		if line, col, ok := findKey(s.text, leaf.InstanceLocation[i]); ok {
+	e := &Error{File: s.name, Pointer: ve.Pointer(), Msg: ve.Message}
+	for i := len(ve.Path) - 1; i >= 0; i-- {
+		if line, col, ok := findKey(s.text, ve.Path[i]); ok {
 			e.Line, e.Col = line, col
 			break
 		}
@@ -359,7 +327,6 @@ func locateSchemaError(s source, err error) error {
 }
 
 var (
-	quotedName = regexp.MustCompile(`'([^']+)'`)
 	// jsonnetLocation finds "file:line:col" (optionally "-col" or a range)
 	// in go-jsonnet's error traces.
 	jsonnetLocation = regexp.MustCompile(`(?m)^\s*(\S+?):(\d+):(\d+)`)
@@ -389,32 +356,6 @@ func jsonnetError(file string, err error) error {
 		e.Msg = strings.TrimLeft(strings.TrimPrefix(e.Msg, "-"), "0123456789 ")
 	}
 	return e
-}
-
-func deepest(ve *jsonschema.ValidationError) *jsonschema.ValidationError {
-	for len(ve.Causes) > 0 {
-		next := ve.Causes[0]
-		for _, c := range ve.Causes {
-			if len(c.InstanceLocation) > len(next.InstanceLocation) {
-				next = c
-			}
-		}
-		ve = next
-	}
-	return ve
-}
-
-func leafMessage(ve *jsonschema.ValidationError) string {
-	out := ve.BasicOutput()
-	for _, u := range out.Errors {
-		if u.Error != nil {
-			return u.Error.String()
-		}
-	}
-	if out.Error != nil {
-		return out.Error.String()
-	}
-	return ve.Error()
 }
 
 // findKey finds the first place a key is written as an object field in

@@ -102,10 +102,10 @@ func TestRecipeErrors(t *testing.T) {
 	}{
 		{"jsonnet syntax", "{\n  allow: ['x'\n}\n", []string{"rein.jsonnet:3:1", "Expected"}},
 		{"jsonnet runtime", "{\n  allow: [error 'broken on purpose'],\n}\n", []string{"rein.jsonnet:2:11: RUNTIME ERROR: broken on purpose"}},
-		{"unknown field", "{\n  comands: [],\n}\n", []string{"rein.jsonnet:2:3", "comands"}},
-		{"wrong type", "{\n  programs: {\n    git: { flags: 'status' },\n  },\n}\n", []string{"rein.jsonnet:3:12", "/programs/git/flags"}},
+		{"unknown field", "{\n  comands: [],\n}\n", []string{"rein.jsonnet:2:3", `unknown field "comands" (did you mean "commands"?)`}},
+		{"wrong type", "{\n  programs: {\n    git: { flags: 'status' },\n  },\n}\n", []string{"rein.jsonnet:3:12", "/programs/git/flags", "want array or null, got string"}},
 		{"bad decision", "{\n  shell: { background: 'maybe' },\n}\n", []string{"rein.jsonnet:2:12", "/shell/background"}},
-		{"bad duration", "{\n  limits: { timeout: 'forever' },\n}\n", []string{"rein.jsonnet:2:13", "/limits/timeout"}},
+		{"bad duration", "{\n  limits: { timeout: 'forever' },\n}\n", []string{"rein.jsonnet:2:13", "/limits/timeout", "is not a duration such as 30s"}},
 		{"not an object", "[1, 2]\n", []string{"rein.jsonnet", "must evaluate to an object"}},
 		{"timeout above max", "{ limits: { timeout: '20m', max_timeout: '10m' } }", []string{"rein.jsonnet:1:13", "longer than limits.max_timeout"}},
 		{"unknown dependency", "{ tasks: { build: { run: 'go build', deps: ['gen'] } } }", []string{"rein.jsonnet", `depends on "gen"`}},
