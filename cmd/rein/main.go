@@ -33,24 +33,58 @@ type Globals struct {
 	DB     string `name:"db" help:"Session and audit database (default: $REIN_DB or $XDG_STATE_HOME/rein/rein.db)." placeholder:"FILE"`
 }
 
-type cli struct {
-	Globals
+// command is one of rein's commands, in the order help lists them.
+type command struct {
+	name, help string
+	new        func() any
+}
 
-	Ask      askCmd      `cmd:"" help:"Ask a model a question it answers with vetted commands and file tools."`
-	Check    checkCmd    `cmd:"" help:"Vet a command without running it: verdict, the rule behind it, and why."`
-	Test     testCmd     `cmd:"" help:"Run the policy tests of the recipe and the built-in presets."`
-	Exec     execCmd     `cmd:"" help:"Vet a command, then run it with rein's embedded shell under the same policy."`
-	Run      runCmd      `cmd:"" help:"Run a recipe task (or list them) under the recipe's policy."`
-	Init     initCmd     `cmd:"" help:"Write a starter rein.jsonnet for this repository (never overwrites)."`
-	Tools    toolsCmd    `cmd:"" help:"Show the tools and catalog a model gets (--format openai, anthropic or mcp for wire shapes)."`
-	MCP      mcpCmd      `cmd:"" name:"mcp" help:"Serve the recipe's vetted tools to other agents over MCP (stdio)."`
-	Sessions sessionsCmd `cmd:"" help:"List sessions with their last activity, questions and commands."`
-	Log      logCmd      `cmd:"" help:"Print a session's transcript."`
-	Audit    auditCmd    `cmd:"" help:"List every executed command with its decision, exit code and duration."`
-	Replay   replayCmd   `cmd:"" help:"Re-vet a past session's commands under another recipe and show what changes."`
-	Compile  compileCmd  `cmd:"" help:"Print the compiled recipe as JSON."`
-	Doctor   doctorCmd   `cmd:"" help:"Show what the kernel sandbox enforces here."`
-	Version  versionCmd  `cmd:"" help:"Print rein's version."`
+var commands = []command{
+	{"ask", "Ask a model a question it answers with vetted commands and file tools.", func() any { return &askCmd{} }},
+	{"check", "Vet a command without running it: verdict, the rule behind it, and why.", func() any { return &checkCmd{} }},
+	{"test", "Run the policy tests of the recipe and the built-in presets.", func() any { return &testCmd{} }},
+	{"exec", "Vet a command, then run it with rein's embedded shell under the same policy.", func() any { return &execCmd{} }},
+	{"run", "Run a recipe task (or list them) under the recipe's policy.", func() any { return &runCmd{} }},
+	{"init", "Write a starter rein.jsonnet for this repository (never overwrites).", func() any { return &initCmd{} }},
+	{"tools", "Show the tools and catalog a model gets (--format openai, anthropic or mcp for wire shapes).", func() any { return &toolsCmd{} }},
+	{"mcp", "Serve the recipe's vetted tools to other agents over MCP (stdio).", func() any { return &mcpCmd{} }},
+	{"sessions", "List sessions with their last activity, questions and commands.", func() any { return &sessionsCmd{} }},
+	{"log", "Print a session's transcript.", func() any { return &logCmd{} }},
+	{"audit", "List every executed command with its decision, exit code and duration.", func() any { return &auditCmd{} }},
+	{"replay", "Re-vet a past session's commands under another recipe and show what changes.", func() any { return &replayCmd{} }},
+	{"compile", "Print the compiled recipe as JSON.", func() any { return &compileCmd{} }},
+	{"doctor", "Show what the kernel sandbox enforces here.", func() any { return &doctorCmd{} }},
+	{"version", "Print rein's version.", func() any { return &versionCmd{} }},
+}
+
+// globalValueFlags are the global flags that take their value as the next
+// argument.
+var globalValueFlags = map[string]bool{"--recipe": true, "--preset": true, "--dir": true, "--db": true}
+
+// selectCommands is the commands the parser needs for args: only the one
+// named, when the first argument after the global flags names one (building
+// the model of every command and flag is most of the parser's start-up
+// cost), else all of them, for help, errors and suggestions.
+func selectCommands(args []string) []command {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		if strings.HasPrefix(a, "-") {
+			if globalValueFlags[a] {
+				i++
+			}
+			continue
+		}
+		for _, c := range commands {
+			if c.name == a {
+				return []command{c}
+			}
+		}
+		break
+	}
+	return commands
 }
 
 // env is what a command needs from the process.
@@ -80,8 +114,11 @@ func main() {
 	os.Exit(run(os.Args[1:], &env{stdin: os.Stdin, stdinTerminal: terminal, stdout: os.Stdout, stderr: os.Stderr}))
 }
 
-func run(args []string, e *env) (code int) {
-	var c cli
+func run(args []string, e *env) int { return runWith(args, e, selectCommands(args)) }
+
+// runWith parses args with a parser that knows cmds and runs the command.
+func runWith(args []string, e *env, cmds []command) (code int) {
+	var globals Globals
 	defer func() {
 		if r := recover(); r != nil {
 			if req, ok := r.(exitRequest); ok {
@@ -91,7 +128,7 @@ func run(args []string, e *env) (code int) {
 			panic(r)
 		}
 	}()
-	parser, err := kong.New(&c,
+	options := []kong.Option{
 		kong.Name("rein"),
 		kong.Description("Vet and run shell commands for language models under a per-repository policy (a recipe)."),
 		kong.UsageOnError(),
@@ -99,7 +136,11 @@ func run(args []string, e *env) (code int) {
 		kong.Exit(func(code int) { panic(exitRequest{code}) }),
 		kong.Vars{"presets": strings.Join(recipes.Presets, ", ")},
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-	)
+	}
+	for _, cmd := range cmds {
+		options = append(options, kong.DynamicCommand(cmd.name, cmd.help, "", cmd.new()))
+	}
+	parser, err := kong.New(&globals, options...)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "rein:", err)
 		return exitUsage
@@ -109,7 +150,7 @@ func run(args []string, e *env) (code int) {
 		fmt.Fprintln(e.stderr, "rein:", err)
 		return exitUsage
 	}
-	err = ctx.Run(&c.Globals, e)
+	err = ctx.Run(&globals, e)
 	var ce codeError
 	switch {
 	case err == nil:

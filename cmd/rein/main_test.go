@@ -315,3 +315,28 @@ func TestTestReportsTaskCycles(t *testing.T) {
 		t.Errorf("exit %d\n%s", code, out)
 	}
 }
+
+// The parser is built with only the command named in the arguments; help,
+// usage errors and suggestions must read exactly as with every command.
+func TestNarrowParserSameAsFull(t *testing.T) {
+	t.Setenv("REIN_DB", filepath.Join(t.TempDir(), "rein.db"))
+	cases := [][]string{
+		{"--help"}, {}, {"nosuch"}, {"chek", "ls"}, {"--preset", "readonly", "chek", "ls"},
+		{"exec", "--help"}, {"check", "--help"}, {"--preset", "readonly", "check", "--bogus", "ls"},
+		{"--preset=readonly", "check", "--json", "git status"}, {"--db", "x.db", "version"},
+		{"run", "--help"}, {"version", "extra"}, {"check"}, {"--", "check"}, {"-h", "exec"}, {"--help", "mcp"},
+	}
+	for _, args := range cases {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			var narrowOut, narrowErr, fullOut, fullErr bytes.Buffer
+			narrow := run(args, &env{stdin: strings.NewReader(""), stdout: &narrowOut, stderr: &narrowErr})
+			full := runWith(args, &env{stdin: strings.NewReader(""), stdout: &fullOut, stderr: &fullErr}, commands)
+			if narrow != full || narrowOut.String() != fullOut.String() || narrowErr.String() != fullErr.String() {
+				t.Errorf("narrow parser: exit %d\n%s%s\nfull parser: exit %d\n%s%s", narrow, narrowOut.String(), narrowErr.String(), full, fullOut.String(), fullErr.String())
+			}
+		})
+	}
+	if got := selectCommands([]string{"--recipe", "exec", "check", "ls"}); len(got) != 1 || got[0].name != "check" {
+		t.Errorf("a global flag's value was taken for the command: %v", got)
+	}
+}
