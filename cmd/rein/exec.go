@@ -35,6 +35,11 @@ Exit status: the command's own; 124 when it timed out; 1 when it was denied;
 }
 
 func (c *execCmd) Run(g *Globals, e *env) error {
+	var db *pendingStore
+	if !c.DryRun {
+		db = openStoreAsync(g)
+		defer db.discard()
+	}
 	p, err := loadPolicy(g, "exec")
 	if err != nil {
 		return err
@@ -44,12 +49,12 @@ func (c *execCmd) Run(g *Globals, e *env) error {
 	switch {
 	case d.Verdict == policy.Deny:
 		report.Decision(e.stderr, d)
-		c.audit(g, e, p, text, d, nil)
+		auditExec(e, db, p, text, d, nil)
 		return codeError(exitDeny)
 	case d.Verdict == policy.Ask && !c.Yes:
 		report.Decision(e.stderr, d)
 		fmt.Fprintln(e.stderr, "rein: this command needs confirmation; run again with --yes to approve it")
-		c.audit(g, e, p, text, d, nil)
+		auditExec(e, db, p, text, d, nil)
 		return codeError(exitAsk)
 	case c.DryRun:
 		report.Decision(e.stdout, d)
@@ -70,7 +75,7 @@ func (c *execCmd) Run(g *Globals, e *env) error {
 		return err
 	}
 	res := run.Run(ctx, text, opts)
-	c.audit(g, e, p, text, d, res)
+	auditExec(e, db, p, text, d, res)
 	if c.JSON {
 		if err := writeJSON(e.stdout, res, true); err != nil {
 			return err
@@ -109,13 +114,10 @@ func (c *execCmd) explain(w io.Writer, res *runner.Result) {
 	}
 }
 
-// audit records the command in the audit log; a database problem is a
+// auditExec records the command in the audit log; a database problem is a
 // warning here (a person is running the command), not a refusal.
-func (c *execCmd) audit(g *Globals, e *env, p *policy.Policy, text string, d *policy.Decision, res *runner.Result) {
-	if c.DryRun {
-		return
-	}
-	st, err := openStore(g)
+func auditExec(e *env, db *pendingStore, p *policy.Policy, text string, d *policy.Decision, res *runner.Result) {
+	st, err := db.take()
 	if err == nil {
 		err = session.Record(st, nil, "exec", p.Recipe().Workspace, text, d.Verdict.String(), d.Rule, d.Reason, res)
 		st.Close()

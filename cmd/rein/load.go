@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/reinsh/rein/engine/policy"
@@ -32,6 +33,40 @@ func openStore(g *Globals) (*store.Store, error) {
 		path = store.DefaultPath()
 	}
 	return store.Open(path)
+}
+
+// pendingStore is the database being opened in the background: opening it
+// costs about as much as loading and vetting, so `rein exec` does both at once.
+type pendingStore struct {
+	done chan struct{}
+	st   *store.Store
+	err  error
+}
+
+func openStoreAsync(g *Globals) *pendingStore {
+	p := &pendingStore{done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		p.st, p.err = openStore(g)
+	}()
+	return p
+}
+
+// take waits for the open and hands over the store; the caller closes it.
+func (p *pendingStore) take() (*store.Store, error) {
+	<-p.done
+	st, err := p.st, p.err
+	p.st, p.err = nil, errors.New("the database was already used")
+	return st, err
+}
+
+// discard closes the store if nobody took it.
+func (p *pendingStore) discard() {
+	<-p.done
+	if p.st != nil {
+		p.st.Close()
+		p.st = nil
+	}
 }
 
 // newRunner makes the runner for a policy with the recipe's sandbox; a
