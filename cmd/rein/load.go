@@ -14,7 +14,7 @@ import (
 
 // loadRecipe compiles the recipe the global flags select.
 func loadRecipe(g *Globals) (*recipe.Recipe, error) {
-	return recipe.Load(recipe.Options{Dir: g.Dir, Recipe: g.Recipe, Preset: g.Preset, Version: version.String()})
+	return recipe.Load(recipe.Options{Dir: g.Dir, Recipe: g.Recipe, Preset: g.Preset, Version: version.String(), Verify: policy.CheckRules})
 }
 
 // loadPolicy compiles the selected recipe into a policy.
@@ -23,7 +23,8 @@ func loadPolicy(g *Globals, tool string) (*policy.Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	return policy.New(r, policy.Options{Tool: tool})
+	// A verified recipe's rules compile: each is compiled when first needed.
+	return policy.New(r, policy.Options{Tool: tool, RulesChecked: r.Verified})
 }
 
 // openStore opens the session and audit database the flags select.

@@ -340,3 +340,20 @@ func TestNarrowParserSameAsFull(t *testing.T) {
 		t.Errorf("a global flag's value was taken for the command: %v", got)
 	}
 }
+
+// A broken rule is a recipe error on every run, also once the compile cache
+// is warm, and also when no command reaches the rule.
+func TestBrokenRuleEveryRun(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte("local rein = import 'rein.libsonnet';\n{\n  rules: [rein.rule('r', 'deny', 'x', each='cmd.name == \"rm\" && cmd.nmae == \"x\"')],\n}\n"), 0o644)
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("REIN_CACHE_DIR", t.TempDir())
+	t.Setenv("REIN_DB", filepath.Join(t.TempDir(), "rein.db"))
+	for i := 0; i < 3; i++ {
+		var out, errb bytes.Buffer
+		code := run([]string{"--dir", dir, "check", "ls"}, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb})
+		if code != exitUsage || !strings.Contains(errb.String(), `rule "r"`) {
+			t.Fatalf("run %d: exit %d stderr %q", i, code, errb.String())
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/reinsh/rein/engine/policy"
+	"github.com/reinsh/rein/engine/recipe"
 	"github.com/reinsh/rein/shellparse"
 )
 
@@ -164,4 +165,20 @@ func FuzzVet(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkNew is compiling the readonly preset into a policy: paid by every
+// rein process before its first check.
+func BenchmarkNew(b *testing.B) {
+	r, err := recipe.Load(recipe.Options{Preset: "readonly", CacheDir: "-", UserFile: "-", Dir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := policy.New(r, policy.Options{Home: "/home/dev"}); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

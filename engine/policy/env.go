@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/file"
@@ -103,12 +104,18 @@ var exprOptions = []expr.Option{
 	expr.Function("isPath", func(p ...any) (any, error) { return IsPath(p[0].(string)), nil }, new(func(string) bool)),
 }
 
-// compiledRule is an expr rule ready to run.
+// compiledRule is an expr rule ready to run. Its expressions are compiled
+// by compile, at once or (for a recipe whose rules are known to compile)
+// when the rule is first needed.
 type compiledRule struct {
 	recipe.Rule
 	verdict Verdict
-	each    *vm.Program
-	when    *vm.Program
+	locate  func(string) string
+
+	once       sync.Once
+	each       *vm.Program
+	when       *vm.Program
+	compileErr error
 	// names, when set, are the only command names the each expression can
 	// match (it starts with cmd.name == "x" or cmd.name in [...]), so other
 	// commands skip it without running the VM.
@@ -157,28 +164,14 @@ func (e *RuleError) Error() string {
 	return s
 }
 
-func compileRule(r recipe.Rule, locate func(string) string) (*compiledRule, error) {
+// newRule reads a rule's decision and guards; compile does the expressions.
+func newRule(r recipe.Rule, locate func(string) string) (*compiledRule, error) {
 	v, err := ParseVerdict(r.Decision)
 	if err != nil {
 		return nil, &RuleError{Rule: r.Name, Field: "decision", Where: locate(r.Name), Line: 1, Col: 1, Message: err.Error()}
 	}
-	cr := &compiledRule{Rule: r, verdict: v}
-	compile := func(field, src string) (*vm.Program, error) {
-		prog, err := expr.Compile(src, exprOptions...)
-		if err == nil {
-			return prog, nil
-		}
-		re := &RuleError{Rule: r.Name, Field: field, Where: locate(r.Name), Line: 1, Col: 1, Message: err.Error(), Expr: src}
-		var fe *file.Error
-		if errors.As(err, &fe) {
-			re.Line, re.Col, re.Message, re.Snippet = fe.Line, fe.Column+1, fe.Message, fe.Snippet
-		}
-		return nil, re
-	}
+	cr := &compiledRule{Rule: r, verdict: v, locate: locate}
 	if r.Each != "" {
-		if cr.each, err = compile("each", r.Each); err != nil {
-			return nil, err
-		}
 		cr.names = guardNames(r.Each)
 		cr.needsEnv = guardEnv.MatchString(r.Each)
 	}
@@ -186,12 +179,50 @@ func compileRule(r recipe.Rule, locate func(string) string) (*compiledRule, erro
 	if m := guardAny.FindStringSubmatch(r.When); m != nil && isWholeAny(r.When) {
 		cr.anyOf = referencedScriptFields("script." + m[1])
 	}
-	if r.When != "" {
-		if cr.when, err = compile("when", r.When); err != nil {
-			return nil, err
+	return cr, nil
+}
+
+// compile compiles the rule's expressions once; the error is a *RuleError.
+func (r *compiledRule) compile() error {
+	r.once.Do(func() {
+		if r.Each != "" {
+			if r.each, r.compileErr = r.compileField("each", r.Each); r.compileErr != nil {
+				return
+			}
+		}
+		if r.When != "" {
+			r.when, r.compileErr = r.compileField("when", r.When)
+		}
+	})
+	return r.compileErr
+}
+
+func (r *compiledRule) compileField(field, src string) (*vm.Program, error) {
+	prog, err := expr.Compile(src, exprOptions...)
+	if err == nil {
+		return prog, nil
+	}
+	re := &RuleError{Rule: r.Name, Field: field, Where: r.locate(r.Name), Line: 1, Col: 1, Message: err.Error(), Expr: src}
+	var fe *file.Error
+	if errors.As(err, &fe) {
+		re.Line, re.Col, re.Message, re.Snippet = fe.Line, fe.Column+1, fe.Message, fe.Snippet
+	}
+	return nil, re
+}
+
+// CheckRules compiles every expr rule of a recipe and returns the first
+// that does not compile (a *RuleError), as New would.
+func CheckRules(r *recipe.Recipe) error {
+	for _, rule := range r.Rules {
+		cr, err := newRule(rule, r.Locate)
+		if err == nil {
+			err = cr.compile()
+		}
+		if err != nil {
+			return err
 		}
 	}
-	return cr, nil
+	return nil
 }
 
 var (

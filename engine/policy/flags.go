@@ -2,6 +2,7 @@ package policy
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/reinsh/rein/engine/recipe"
 )
@@ -103,19 +104,40 @@ type subcommand struct {
 	flags *flagSet
 }
 
-func compilePrograms(progs map[string]*recipe.Program) map[string]*program {
-	out := make(map[string]*program, len(progs))
-	for name, p := range progs {
-		cp := &program{Program: p, rule: "programs." + name, deny: newFlagSet(nonNil(p.DenyFlags)), flags: newFlagSet(p.Flags), subs: map[string]*subcommand{}}
-		for sname, s := range p.Subcommands {
-			if s == nil {
-				s = &recipe.Subcommand{}
-			}
-			cp.subs[sname] = &subcommand{Subcommand: s, deny: newFlagSet(nonNil(s.DenyFlags)), flags: newFlagSet(s.Flags)}
-		}
-		out[name] = cp
+// programTable compiles a recipe's programs as commands first name them: a
+// recipe lists dozens, a command uses one or two, and compiling them all
+// was a quarter of starting a policy.
+type programTable struct {
+	src      map[string]*recipe.Program
+	compiled sync.Map // name -> *program
+}
+
+func newProgramTable(progs map[string]*recipe.Program) *programTable {
+	return &programTable{src: progs}
+}
+
+// get is the compiled program called name, if the recipe has one.
+func (t *programTable) get(name string) (*program, bool) {
+	if cp, ok := t.compiled.Load(name); ok {
+		return cp.(*program), true
 	}
-	return out
+	p, ok := t.src[name]
+	if !ok {
+		return nil, false
+	}
+	cp, _ := t.compiled.LoadOrStore(name, compileProgram(name, p))
+	return cp.(*program), true
+}
+
+func compileProgram(name string, p *recipe.Program) *program {
+	cp := &program{Program: p, rule: "programs." + name, deny: newFlagSet(nonNil(p.DenyFlags)), flags: newFlagSet(p.Flags), subs: map[string]*subcommand{}}
+	for sname, s := range p.Subcommands {
+		if s == nil {
+			s = &recipe.Subcommand{}
+		}
+		cp.subs[sname] = &subcommand{Subcommand: s, deny: newFlagSet(nonNil(s.DenyFlags)), flags: newFlagSet(s.Flags)}
+	}
+	return cp
 }
 
 func nonNil(xs []string) []string {

@@ -32,7 +32,7 @@ type Policy struct {
 	tool      string
 
 	catalog  map[string][]catalogEntry // by first token
-	programs map[string]*program
+	programs *programTable
 	allow    globSet
 	ask      globSet
 	deny     globSet
@@ -45,10 +45,16 @@ type Policy struct {
 	unknown  Verdict
 	deflt    Verdict
 
-	// Alternatives are fixed for a recipe: computed once.
-	cwdClear            bool // no anchored secret glob can match below cwd
-	catalogAlternatives []string
-	subAlternatives     map[string][]string
+	cwdClear bool // no anchored secret glob can match below cwd
+	// Alternatives are fixed for a recipe: computed at the first denial.
+	alts *alternatives
+}
+
+// alternatives are what the catalog allows instead of a denied command.
+type alternatives struct {
+	once    sync.Once
+	catalog []string
+	bySub   map[string][]string // program -> its allowed subcommands
 }
 
 // evaluations are scratch state for Decide, reused across calls.
@@ -84,6 +90,10 @@ type Options struct {
 	Tool string
 	// Home is the home folder for ~ in paths (default: os.UserHomeDir).
 	Home string
+	// RulesChecked says the recipe's rules are known to compile (CheckRules
+	// passed on this recipe): each is then compiled when first needed
+	// instead of all in New. A recipe from rein's compile cache qualifies.
+	RulesChecked bool
 }
 
 // New compiles a recipe's rules. A rule that does not compile is an error
@@ -109,13 +119,16 @@ func New(r *recipe.Recipe, opts Options) (*Policy, error) {
 		p.catalog[toks[0].text] = append(p.catalog[toks[0].text], catalogEntry{command: c.Command, rule: "commands: " + c.Command, tokens: toks})
 	}
 	p.allow, p.ask, p.deny = newGlobSet(r.Allow), newGlobSet(r.Ask), newGlobSet(r.Deny)
-	p.programs = compilePrograms(r.Programs)
+	p.programs = newProgramTable(r.Programs)
 	for _, rule := range r.Rules {
-		cr, err := compileRule(rule, r.Locate)
+		cr, err := newRule(rule, r.Locate)
+		if err == nil && !opts.RulesChecked {
+			err = cr.compile()
+		}
 		if err != nil {
 			return nil, err
 		}
-		if cr.each != nil {
+		if rule.Each != "" {
 			p.each = append(p.each, cr)
 		} else {
 			p.when = append(p.when, cr)
@@ -140,7 +153,7 @@ func New(r *recipe.Recipe, opts Options) (*Policy, error) {
 	if sh.UnknownProgram != "" {
 		p.unknown = mustVerdict(sh.UnknownProgram)
 	}
-	p.precomputeAlternatives()
+	p.alts = &alternatives{}
 	return p, nil
 }
 
@@ -300,6 +313,9 @@ func (ev *evaluation) when(r *compiledRule) (bool, error) {
 		ev.whenDone[r] = false
 		return false, nil
 	}
+	if err := r.compile(); err != nil {
+		return false, err
+	}
 	ev.env = RuleEnv{Script: ev.scriptEnv(r.scriptFields), Workspace: ev.p.workspace, Cwd: ev.p.cwd, Tool: ev.p.tool}
 	v, err := ev.run(r.when, &ev.env)
 	ev.whenDone[r] = v
@@ -321,7 +337,7 @@ func (p *Policy) command(c *shellparse.Command, ev *evaluation) (Result, string)
 		return Result{p.shell[shellparse.ConstructFunction], "shell.function", fmt.Sprintf("%s calls a function declared in this script", c.Name)}, ""
 	}
 	name := c.Name
-	prog, known := p.programs[name]
+	prog, known := p.programs.get(name)
 	var pm programMatch
 	if known {
 		pm = p.matchProgram(name, prog, c)
@@ -464,7 +480,7 @@ func (cc *commandCheck) each(v Verdict) *Result {
 		if r.verdict != v || !r.mayMatch(cc.c) {
 			continue
 		}
-		if r.when != nil {
+		if r.When != "" {
 			ok, err := cc.ev.when(r)
 			if err != nil {
 				return &Result{Deny, r.Name, fmt.Sprintf("rule failed at run time: %v", err)}
@@ -472,6 +488,9 @@ func (cc *commandCheck) each(v Verdict) *Result {
 			if !ok {
 				continue
 			}
+		}
+		if err := r.compile(); err != nil {
+			return &Result{Deny, r.Name, fmt.Sprintf("rule does not compile: %v", err)}
 		}
 		ok, err := cc.ev.run(r.each, cc.ruleEnv())
 		if err != nil {
@@ -484,13 +503,12 @@ func (cc *commandCheck) each(v Verdict) *Result {
 	return nil
 }
 
-func (p *Policy) precomputeAlternatives() {
-	r := p.recipe
-	p.subAlternatives = map[string][]string{}
+func (a *alternatives) compute(r *recipe.Recipe) {
+	a.bySub = map[string][]string{}
 	for name, prog := range r.Programs {
 		for _, s := range slices.Sorted(maps.Keys(prog.Subcommands)) {
 			if !prog.Subcommands[s].Ask && !contains(prog.DenySubcommands, s) {
-				p.subAlternatives[name] = append(p.subAlternatives[name], name+" "+s)
+				a.bySub[name] = append(a.bySub[name], name+" "+s)
 			}
 		}
 	}
@@ -509,16 +527,17 @@ func (p *Policy) precomputeAlternatives() {
 			out = append(out, n)
 		}
 	}
-	p.catalogAlternatives = out
+	a.catalog = out
 }
 
 // alternatives lists what the catalog allows instead, for a model to act on.
 // The slices are shared: callers must not modify them.
 func (p *Policy) alternatives(name, sub string) []string {
-	if alts, ok := p.subAlternatives[name]; ok {
+	p.alts.once.Do(func() { p.alts.compute(p.recipe) })
+	if alts, ok := p.alts.bySub[name]; ok {
 		return alts
 	}
-	return p.catalogAlternatives
+	return p.alts.catalog
 }
 
 // isWord reports whether a program name is worth suggesting (not "[" or ":").

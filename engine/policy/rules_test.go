@@ -2,10 +2,13 @@ package policy_test
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/reinsh/rein/engine/policy"
+	"github.com/reinsh/rein/engine/recipe"
 )
 
 const customRecipe = `
@@ -159,5 +162,63 @@ local rein = import 'rein.libsonnet';
 	d := p.Check("ls")
 	if d.Verdict != policy.Deny || d.Rule != "fragile" || !strings.Contains(d.Reason, "rule failed at run time") {
 		t.Errorf("got %s by %s: %s", d.Verdict, d.Rule, d.Reason)
+	}
+}
+
+// With RulesChecked, rules compile when first needed; decisions are the
+// same as with every rule compiled up front.
+func TestLazyRulesDecideTheSame(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(customRecipe), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := recipe.Load(recipe.Options{Dir: dir, CacheDir: "-", UserFile: "-", Verify: policy.CheckRules})
+	if err != nil || !r.Verified {
+		t.Fatalf("verified=%v %v", r != nil && r.Verified, err)
+	}
+	eager, err := policy.New(r, policy.Options{Home: "/home/dev"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lazy, err := policy.New(r, policy.Options{Home: "/home/dev", RulesChecked: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	commands := []string{"kubectl get pods -n prod", "make release", "date; date; date; date", "date", "echo hi > build.log", "ls", "true"}
+	for _, c := range readonlyDenied {
+		commands = append(commands, c.command)
+	}
+	for _, cmd := range commands {
+		e, l := eager.Check(cmd), lazy.Check(cmd)
+		if e.Verdict != l.Verdict || e.Rule != l.Rule {
+			t.Errorf("%s: eager %s by %s, lazy %s by %s", cmd, e.Verdict, e.Rule, l.Verdict, l.Rule)
+		}
+	}
+}
+
+// A caller that claims the rules were checked when they were not gets a
+// denial from the broken rule, never an allow.
+func TestLazyBrokenRuleFailsClosed(t *testing.T) {
+	dir := t.TempDir()
+	text := "local rein = import 'rein.libsonnet';\n{ allow: ['*'], rules: [ rein.rule('typo', 'deny', 'x', each='cmd.name == \"rm\" && cmd.nmae == \"x\"') ] }\n"
+	if err := os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := recipe.Load(recipe.Options{Dir: dir, CacheDir: "-", UserFile: "-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := policy.CheckRules(r); err == nil {
+		t.Fatal("CheckRules passed a broken rule")
+	}
+	p, err := policy.New(r, policy.Options{RulesChecked: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := p.Check("ls"); d.Verdict != policy.Allow {
+		t.Errorf("ls (the rule does not apply): %s by %s", d.Verdict, d.Rule)
+	}
+	if d := p.Check("rm x"); d.Verdict != policy.Deny || d.Rule != "typo" || !strings.Contains(d.Reason, "does not compile") {
+		t.Errorf("rm x: %s by %s (%s), want a denial by the broken rule", d.Verdict, d.Rule, d.Reason)
 	}
 }

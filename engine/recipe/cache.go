@@ -53,31 +53,33 @@ func cacheKey(o Options, srcs []source, workspace string) string {
 type cacheEntry struct {
 	Deps   map[string]string `json:"deps"`
 	Recipe *Recipe           `json:"recipe"`
+	// Verified: Options.Verify passed before the entry was written.
+	Verified bool `json:"verified,omitempty"`
 }
 
 // readCache returns the cached recipe for key if every imported file still
-// has the content it was compiled from.
-func readCache(dir, key string) *Recipe {
+// has the content it was compiled from, and whether it was verified.
+func readCache(dir, key string) (*Recipe, bool) {
 	b, err := os.ReadFile(filepath.Join(dir, key+".json"))
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	var e cacheEntry
 	if err := json.Unmarshal(b, &e); err != nil || e.Recipe == nil {
-		return nil
+		return nil, false
 	}
 	for p, sum := range e.Deps {
 		content, err := os.ReadFile(p)
 		if err != nil || hashString(string(content)) != sum {
-			return nil
+			return nil, false
 		}
 	}
-	return e.Recipe
+	return e.Recipe, e.Verified
 }
 
 // writeCache stores a compiled recipe; failures only cost speed.
 func writeCache(dir, key string, deps map[string]string, r *Recipe) {
-	b, err := json.Marshal(cacheEntry{Deps: deps, Recipe: r})
+	b, err := json.Marshal(cacheEntry{Deps: deps, Recipe: r, Verified: r.Verified})
 	if err != nil {
 		return
 	}

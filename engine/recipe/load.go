@@ -46,6 +46,11 @@ type Options struct {
 	LookPath func(string) (string, error)
 	// Version is rein's version, part of the cache key.
 	Version string
+	// Verify, when set, checks a recipe compiled from source before it is
+	// cached (rein compiles the policy's rules); its error is Load's error.
+	// A cached recipe passed it when it was written. Either way the
+	// recipe's Verified is set.
+	Verify func(*Recipe) error
 }
 
 // Error is a recipe error a person can act on: which file, where, what.
@@ -90,13 +95,20 @@ func Load(opts Options) (*Recipe, error) {
 	cacheDir := opts.cacheDir()
 	key := cacheKey(opts, srcs, workspace)
 	if cacheDir != "" {
-		if r := readCache(cacheDir, key); r != nil {
+		if r, verified := readCache(cacheDir, key); r != nil && (verified || opts.Verify == nil) {
+			r.Verified = verified
 			return r, nil
 		}
 	}
 	r, deps, err := compile(opts, srcs, workspace)
 	if err != nil {
 		return nil, err
+	}
+	if opts.Verify != nil {
+		if err := opts.Verify(r); err != nil {
+			return nil, err
+		}
+		r.Verified = true
 	}
 	if cacheDir != "" {
 		writeCache(cacheDir, key, deps, r)

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-func write(t *testing.T, path, text string) string {
+func write(t testing.TB, path, text string) string {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
@@ -238,4 +238,70 @@ func contains(xs []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// BenchmarkLoadCached is what every rein process pays to get its recipe when
+// the compile cache is warm.
+func BenchmarkLoadCached(b *testing.B) {
+	dir := b.TempDir()
+	write(b, filepath.Join(dir, "rein.jsonnet"), "local rein = import 'rein.libsonnet';\nrein.presets.readonly + { allow+: ['make test'] }\n")
+	opts := Options{Dir: dir, UserFile: "-", CacheDir: b.TempDir(), LookPath: noLook}
+	if _, err := Load(opts); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := Load(opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// Verify runs on a recipe compiled from source; a cache entry written after
+// it passed is trusted without running it again, and says so.
+func TestVerifyAndCache(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "rein.jsonnet"), `{ allow: ['make'] }`)
+	calls := 0
+	verify := func(r *Recipe) error {
+		calls++
+		if len(r.Allow) == 0 {
+			return errors.New("nothing allowed")
+		}
+		return nil
+	}
+	cache := t.TempDir()
+	opts := Options{Dir: dir, UserFile: "-", CacheDir: cache, LookPath: noLook, Verify: verify}
+	for i := 0; i < 3; i++ {
+		r, err := Load(opts)
+		if err != nil || !r.Verified {
+			t.Fatalf("load %d: verified=%v, %v", i, r != nil && r.Verified, err)
+		}
+	}
+	if calls != 1 {
+		t.Errorf("verify ran %d times; the cache should have been trusted after the first", calls)
+	}
+	// Without Verify the recipe is not marked verified.
+	r, err := Load(Options{Dir: dir, UserFile: "-", CacheDir: t.TempDir(), LookPath: noLook})
+	if err != nil || r.Verified {
+		t.Errorf("unverified load: verified=%v, %v", r.Verified, err)
+	}
+	// An entry written without Verify is checked before it is trusted.
+	unverified := t.TempDir()
+	if _, err := Load(Options{Dir: dir, UserFile: "-", CacheDir: unverified, LookPath: noLook}); err != nil {
+		t.Fatal(err)
+	}
+	calls = 0
+	if r, err := Load(Options{Dir: dir, UserFile: "-", CacheDir: unverified, LookPath: noLook, Verify: verify}); err != nil || !r.Verified || calls != 1 {
+		t.Errorf("unverified entry: verified=%v calls=%d %v", r.Verified, calls, err)
+	}
+	// A failing Verify is Load's error, and nothing is cached as verified.
+	write(t, filepath.Join(dir, "rein.jsonnet"), `{ deny: ['rm'] }`)
+	failing := t.TempDir()
+	for i := 0; i < 2; i++ {
+		if _, err := Load(Options{Dir: dir, UserFile: "-", CacheDir: failing, LookPath: noLook, Verify: verify}); err == nil || !strings.Contains(err.Error(), "nothing allowed") {
+			t.Errorf("load %d: want the verify error, got %v", i, err)
+		}
+	}
 }

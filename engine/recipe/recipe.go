@@ -37,6 +37,8 @@ type Recipe struct {
 	// Sources are the recipe files merged into this one, lowest precedence
 	// first ("builtin:NAME" for embedded presets).
 	Sources []string `json:"sources"`
+	// Verified: Options.Verify passed on this recipe (not part of it).
+	Verified bool `json:"-"`
 	// Unavailable lists catalog commands and programs whose executable was
 	// not found; they are left out of what a model sees.
 	Unavailable []string `json:"unavailable,omitempty"`
