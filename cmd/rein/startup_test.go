@@ -87,3 +87,6 @@ func BenchmarkProcessBashTrue(b *testing.B) {
 	}
 	benchProcess(b, "bash", "-c", "true")
 }
+
+// The floor of every rein process: start, package inits, parse flags, print.
+func BenchmarkProcessReinVersion(b *testing.B) { benchProcess(b, reinBinary(b), "version") }
