@@ -8,7 +8,10 @@
 // run other commands; it knows nothing about what is allowed.
 package shellparse
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Position is a place in the analysed text, 1-based.
 type Position struct {
@@ -29,6 +32,30 @@ type Word struct {
 	Dynamic bool   `json:"dynamic,omitempty"`
 	Glob    bool   `json:"glob,omitempty"`
 	Tilde   bool   `json:"tilde,omitempty"`
+
+	onlyGlob bool
+}
+
+// GlobDir is, for a word that is static but for its glob characters
+// (~/.ssh/*), the folder the pattern lists, as written: the text up to the
+// last slash before the first glob character ("~/.ssh"). ok is false for
+// other words and for patterns in the working folder.
+func (w Word) GlobDir() (dir string, ok bool) {
+	if !w.onlyGlob {
+		return "", false
+	}
+	end := strings.IndexAny(w.Value, "*?[")
+	if end < 0 {
+		end = len(w.Value)
+	}
+	slash := strings.LastIndexByte(w.Value[:end], '/')
+	switch {
+	case slash < 0:
+		return "", false
+	case slash == 0:
+		return "/", true
+	}
+	return w.Value[:slash], true
 }
 
 // Text is the word as a policy should see it: the resolved value for static

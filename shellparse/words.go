@@ -44,7 +44,7 @@ func appendWord(dst []Word, src string, w *syntax.Word) []Word {
 func resolveWord(src string, w *syntax.Word) []Word {
 	dynamic, glob, braces, tilde, special := classify(w)
 	if dynamic || glob {
-		return []Word{{Value: literalParts(w), Raw: sourceOf(src, w), Dynamic: true, Glob: glob}}
+		return []Word{{Value: literalParts(w), Raw: sourceOf(src, w), Dynamic: true, Glob: glob, onlyGlob: glob && !dynamic}}
 	}
 	if tilde {
 		// Keep "~" as written: what it means depends on HOME, which a policy

@@ -165,6 +165,22 @@ func (ps pathSet) match(abs string) (string, bool) {
 	return "", false
 }
 
+// holds returns an anchored glob whose place is the folder abs or below it
+// (~ holds ~/.ssh/**). Globs that match at any depth (**/.env) are left out:
+// every folder might hold one, and only naming it can be refused.
+func (ps pathSet) holds(abs string) (string, bool) {
+	for i := range ps.globs {
+		g := &ps.globs[i]
+		if g.anywhere != nil {
+			continue
+		}
+		if abs == "/" || g.prefix == abs || strings.HasPrefix(g.prefix, abs+"/") {
+			return g.raw, true
+		}
+	}
+	return "", false
+}
+
 // MatchPath matches a slash-separated path against a glob with ** support.
 func MatchPath(pattern, p string) bool {
 	return matchSegments(strings.Split(pattern, "/"), strings.Split(p, "/"))

@@ -281,6 +281,17 @@ func (ev *evaluation) reset(p *Policy, s *shellparse.Script) {
 	clear(ev.whenDone)
 }
 
+// xargsReads reports whether the script runs, through xargs, a program
+// that reads the files whose names an earlier command printed.
+func (ev *evaluation) xargsReads() bool {
+	for _, c := range ev.script.Commands {
+		if slices.Contains(c.Via, "xargs") && (c.DynamicName || !nonReaders[c.Name]) {
+			return true
+		}
+	}
+	return false
+}
+
 // scriptEnv returns the script view with at least the fields a rule uses.
 func (ev *evaluation) scriptEnv(need scriptFields) *ScriptEnv {
 	if ev.scriptEv == nil {
@@ -362,6 +373,9 @@ func (p *Policy) command(c *shellparse.Command, ev *evaluation) (Result, string)
 	if r := p.secretArg(c); r != nil {
 		return *r, sub
 	}
+	if r := p.secretFolder(c, ev); r != nil {
+		return *r, sub
+	}
 	if r := cc.each(Deny); r != nil {
 		return *r, sub
 	}
@@ -425,7 +439,17 @@ func systemPath(path string) bool {
 // secretArg denies a command whose arguments name a secret path.
 func (p *Policy) secretArg(c *shellparse.Command) *Result {
 	for _, w := range c.Words[1:] {
-		if w.Dynamic || w.Value == "" {
+		if w.Dynamic {
+			// ~/.ssh/* lists a secret folder whatever it expands to; other
+			// dynamic words are checked again at run time, expanded.
+			if dir, ok := w.GlobDir(); ok {
+				if pat, ok := p.secret.match(p.secret.resolve(dir, p.cwd)); ok {
+					return &Result{Deny, "paths.deny", fmt.Sprintf("%s names %s, files in the secret path %s", c.Name, w.Value, pat)}
+				}
+			}
+			continue
+		}
+		if w.Value == "" {
 			continue
 		}
 		v := w.Value
@@ -438,7 +462,7 @@ func (p *Policy) secretArg(c *shellparse.Command) *Result {
 		}
 		var pat string
 		var ok bool
-		if p.cwdClear && !strings.HasPrefix(v, "/") && !strings.HasPrefix(v, "~") && !strings.HasPrefix(v, `\`) && !strings.Contains(v, "..") {
+		if p.cwdClear && plainRelative(v) {
 			// A plain relative path stays below cwd, where no anchored
 			// secret glob reaches: only its base name can match.
 			pat, ok = p.secret.matchName(path.Base(filepath.ToSlash(v)))
@@ -450,6 +474,12 @@ func (p *Policy) secretArg(c *shellparse.Command) *Result {
 		}
 	}
 	return nil
+}
+
+// plainRelative reports whether a path argument stays below the working
+// folder: not absolute, not from ~, no "..".
+func plainRelative(v string) bool {
+	return !strings.HasPrefix(v, "/") && !strings.HasPrefix(v, "~") && !strings.HasPrefix(v, `\`) && !strings.Contains(v, "..")
 }
 
 // commandCheck evaluates each-rules for one simple command, building the

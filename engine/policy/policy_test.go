@@ -257,3 +257,68 @@ func TestSecretArgsFromAnyFolder(t *testing.T) {
 		t.Errorf("ordinary files: %s by %s (%s)", d.Verdict, d.Rule, d.Reason)
 	}
 }
+
+// Reading a folder that holds secrets, without naming them: the program
+// walks the folder itself, so no run-time check of its argv sees the files.
+func TestSecretFoldersReadRecursively(t *testing.T) {
+	p := presetPolicy(t, "readonly") // home is /home/dev
+	denied := []string{
+		"grep -r password ~",
+		"grep -R TOKEN /home/dev",
+		"grep -rn key /",
+		"grep -r -E 'a|b' ~",
+		"grep -rl x ~/.config",
+		"grep -d recurse x ~",
+		"grep --directories=recurse x ~",
+		"grep -drecurse x ~",
+		"grep -d skip -r x ~",
+		"grep -A 3 -r x ~",
+		"grep -r x /etc",
+		"rg token ~/.config",
+		"rg -g '*.json' token ~",
+		"find ~ -type f -exec cat {} +",
+		"find -L ~ -execdir cat {} \\;",
+		"find ~ -type f | xargs cat",
+		"find ~ -print0 | xargs -0 grep key",
+		"tar czf - ~",
+		"grep x ~/.ssh/*",
+		"cat ~/.aws/*",
+		"ls /etc/sudoers.d/*",
+	}
+	for _, cmd := range denied {
+		if d := p.Check(cmd); d.Verdict != policy.Deny || d.Rule != "paths.deny" {
+			t.Errorf("%q: %s by %s (%s), want a denial by paths.deny", cmd, d.Verdict, d.Rule, d.Reason)
+		}
+	}
+	allowed := []string{
+		"grep -rn TODO .",
+		"grep -r / .",
+		"grep -r -e / src",
+		"grep -r -A 3 / src",
+		"grep -e -r x .",
+		"grep -erx .",
+		"grep x ~/notes.txt",
+		"grep -r x ~/projects",
+		"find ~/projects -name x",
+		"find ~ -name '*.go'",
+		"find . -type f -exec grep -l TODO {} +",
+		"cat src/*.go",
+	}
+	for _, cmd := range allowed {
+		if d := p.Check(cmd); d.Verdict != policy.Allow {
+			t.Errorf("%q: %s by %s (%s), want allow", cmd, d.Verdict, d.Rule, d.Reason)
+		}
+	}
+	// After cd, the run-time check sees where the command really runs.
+	if d := p.In("/home/dev").CheckArgv([]string{"grep", "-r", "x", "."}, nil); d.Verdict != policy.Deny || d.Rule != "paths.deny" {
+		t.Errorf("grep -r x . run in the home folder: %s by %s", d.Verdict, d.Rule)
+	}
+	// The interpreter expands globs before the run-time check: ~/.* names ~/.ssh.
+	if d := p.CheckArgv([]string{"grep", "-r", "x", "/home/dev/.cache", "/home/dev/.ssh"}, nil); d.Verdict != policy.Deny {
+		t.Errorf("an expanded ~/.*: %s by %s", d.Verdict, d.Rule)
+	}
+	d := p.Check("grep -r password ~")
+	if !strings.Contains(d.Reason, "grep reads every file below ~, which holds the secret path ~/.ssh/**") {
+		t.Errorf("the reason should say what is read and which secret it holds: %s", d.Reason)
+	}
+}

@@ -276,6 +276,10 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
       'ls $(curl x)',
       'cat ~/.ssh/id_rsa',
       'cat .env',
+      'grep -r password ~',
+      'find ~ -type f -exec cat {} +',
+      'find ~ -type f | xargs cat',
+      'cat ~/.aws/*',
     ],
   },
 }

@@ -1,0 +1,220 @@
+package policy
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/reinsh/rein/shellparse"
+)
+
+// Commands that read every file below the folders they are given. Naming a
+// secret file is caught by secretArg; these read secrets without naming
+// them: grep -r TOKEN ~ reads ~/.ssh and ~/.aws as surely as cat does, and
+// the program does the walking, so no run-time check of argv sees the files.
+
+// Flags whose value is the next word, per family. A flag missing here
+// makes its value look like an operand: at worst a false denial. A flag
+// listed that takes no value would hide a folder, so only flags that take a
+// value in every program of the family are listed.
+var (
+	grepValueFlags = map[string]bool{
+		"-e": true, "-f": true, "-m": true, "-A": true, "-B": true, "-C": true, "-d": true, "-D": true,
+		"--regexp": true, "--file": true, "--max-count": true, "--after-context": true, "--before-context": true,
+		"--context": true, "--directories": true, "--devices": true, "--include": true, "--exclude": true,
+		"--exclude-from": true, "--exclude-dir": true, "--label": true, "--binary-files": true,
+	}
+	ripgrepValueFlags = map[string]bool{
+		"-e": true, "-f": true, "-g": true, "-t": true, "-T": true, "-A": true, "-B": true, "-C": true,
+		"-m": true, "-j": true, "-M": true, "-E": true, "-d": true, "-r": true,
+		"--regexp": true, "--file": true, "--glob": true, "--iglob": true, "--type": true, "--type-not": true,
+		"--type-add": true, "--after-context": true, "--before-context": true, "--context": true,
+		"--max-count": true, "--threads": true, "--max-columns": true, "--encoding": true, "--max-depth": true,
+		"--ignore-file": true, "--sort": true, "--sortr": true, "--max-filesize": true, "--replace": true,
+		"--path-separator": true, "--pre-glob": true,
+	}
+)
+
+// nonReaders are programs that, handed file names, do not read the files'
+// contents: find / -exec ls -l {} + and find ~ | xargs dirname show names
+// and metadata only. (Whether they may run at all is decided elsewhere.)
+var nonReaders = map[string]bool{
+	"ls": true, "stat": true, "du": true, "dirname": true, "basename": true, "echo": true, "printf": true,
+	"test": true, "[": true, "realpath": true, "readlink": true, "file": true, "wc": true, "true": true,
+	"false": true, "rm": true, "rmdir": true, "mv": true, "ln": true, "touch": true, "mkdir": true,
+	"chmod": true, "chown": true, "chgrp": true,
+}
+
+// findExecReads reports whether find runs a program that reads the files
+// it is handed (-exec cat {} +, -exec sh -c ...).
+func findExecReads(c *shellparse.Command) bool {
+	for i, w := range c.Words[:len(c.Words)-1] {
+		switch w.Value {
+		case "-exec", "-execdir", "-ok", "-okdir":
+			next := c.Words[i+1]
+			if next.Dynamic || !nonReaders[path.Base(next.Value)] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// folderReads returns the words of c that name folders whose files c reads
+// recursively; empty when c reads no folder that way. A lister (find, fd)
+// counts when the script hands what it prints to a reading program through
+// xargs.
+func folderReads(c *shellparse.Command, ev *evaluation) []shellparse.Word {
+	switch c.Name {
+	case "grep", "egrep", "fgrep", "zgrep", "zegrep", "zfgrep", "ugrep":
+		if !grepRecursive(c) {
+			return nil
+		}
+		return searchPaths(c, grepValueFlags)
+	case "rg", "ag", "ack", "ack-grep", "pt", "sift":
+		return searchPaths(c, ripgrepValueFlags)
+	case "tar", "bsdtar", "zip", "7z", "7za":
+		return operands(c, 0)
+	case "cp", "rsync", "scp":
+		if !hasAnyFlag(c, "-r", "-R", "-a", "--recursive", "--archive") {
+			return nil
+		}
+		ops := operands(c, 0)
+		if len(ops) > 0 {
+			ops = ops[:len(ops)-1] // the destination is written, not read
+		}
+		return ops
+	case "find":
+		if !findExecReads(c) && !ev.xargsReads() {
+			return nil
+		}
+		return findStarts(c)
+	case "fd", "fdfind":
+		if !hasAnyFlag(c, "-x", "-X", "--exec", "--exec-batch") && !ev.xargsReads() {
+			return nil
+		}
+		return searchPaths(c, ripgrepValueFlags)
+	}
+	return nil
+}
+
+// grepRecursive reads grep's flags without splitting them all: grep is
+// among the commands vetted most, and most of its uses are not recursive.
+func grepRecursive(c *shellparse.Command) bool {
+	for i := 1; i < len(c.Words); i++ {
+		v := c.Words[i].Value
+		switch {
+		case v == "--":
+			return false
+		case v == "--recursive" || v == "--dereference-recursive" || v == "--directories=recurse":
+			return true
+		case v == "--directories":
+			return i+1 < len(c.Words) && c.Words[i+1].Value == "recurse"
+		case len(v) > 1 && v[0] == '-' && v[1] != '-':
+		cluster:
+			for j := 1; j < len(v); j++ {
+				switch v[j] {
+				case 'r', 'R':
+					return true
+				case 'd', 'e', 'f', 'm', 'A', 'B', 'C', 'D':
+					// The flag's value is the rest of the word, or the next.
+					value := v[j+1:]
+					if value == "" && i+1 < len(c.Words) {
+						i++
+						value = c.Words[i].Value
+					}
+					if v[j] == 'd' && value == "recurse" {
+						return true
+					}
+					break cluster
+				}
+			}
+		}
+	}
+	return false
+}
+
+// hasAnyFlag reports whether one of names is among c's flags (short
+// clusters split; --name=value matched by its name or whole).
+func hasAnyFlag(c *shellparse.Command, names ...string) bool {
+	c.Split()
+	for _, f := range c.Flags {
+		if slices.Contains(names, f.Name) || f.HasValue && slices.Contains(names, f.Name+"="+f.Value) {
+			return true
+		}
+	}
+	return false
+}
+
+// operands are c's words that are not flags (nor the value of a flag in
+// valueFlags), skipping the first skip of them.
+func operands(c *shellparse.Command, skip int, valueFlags ...map[string]bool) []shellparse.Word {
+	var out []shellparse.Word
+	endOfFlags := false
+	for i := 1; i < len(c.Words); i++ {
+		w := c.Words[i]
+		v := w.Value
+		switch {
+		case !endOfFlags && v == "--":
+			endOfFlags = true
+		case !endOfFlags && len(v) > 1 && v[0] == '-':
+			if len(valueFlags) > 0 && valueFlags[0][v] {
+				i++ // its value
+			}
+		case skip > 0:
+			skip--
+		default:
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// searchPaths are a search command's folders: its operands after the
+// pattern (none when the pattern comes from -e or -f, or with --files).
+func searchPaths(c *shellparse.Command, valueFlags map[string]bool) []shellparse.Word {
+	skip := 1
+	if hasAnyFlag(c, "-e", "-f", "--regexp", "--file", "--files") {
+		skip = 0
+	}
+	return operands(c, skip, valueFlags)
+}
+
+// findStarts are the folders find walks: the words before its expression.
+func findStarts(c *shellparse.Command) []shellparse.Word {
+	var out []shellparse.Word
+	for _, w := range c.Words[1:] {
+		v := w.Value
+		if strings.HasPrefix(v, "-") || v == "(" || v == "!" || v == "," {
+			if v == "-H" || v == "-L" || v == "-P" {
+				continue // options before the start points
+			}
+			break
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// secretFolder denies a command that reads recursively below a folder
+// holding one of the recipe's secret places (~ holds ~/.ssh).
+func (p *Policy) secretFolder(c *shellparse.Command, ev *evaluation) *Result {
+	words := folderReads(c, ev)
+	for _, w := range words {
+		if w.Dynamic || w.Value == "" {
+			continue // checked again at run time, expanded
+		}
+		if p.cwdClear && plainRelative(w.Value) {
+			continue // no secret place lies below the working folder
+		}
+		if pat, ok := p.secret.holds(p.secret.resolve(w.Value, p.cwd)); ok {
+			what := "reads every file below"
+			if c.Name == "find" || c.Name == "fd" || c.Name == "fdfind" {
+				what = "hands a command every file below"
+			}
+			return &Result{Deny, "paths.deny", fmt.Sprintf("%s %s %s, which holds the secret path %s; name a folder without secrets", c.Name, what, w.Value, pat)}
+		}
+	}
+	return nil
+}
