@@ -76,6 +76,11 @@ func folderReads(c *shellparse.Command, ev *evaluation) []shellparse.Word {
 		return searchPaths(c, ripgrepValueFlags)
 	case "tar", "bsdtar", "zip", "7z", "7za":
 		return operands(c, 0)
+	case "diff", "colordiff":
+		if !hasAnyFlag(c, "-r", "--recursive") {
+			return nil
+		}
+		return operands(c, 0)
 	case "cp", "rsync", "scp":
 		if !hasAnyFlag(c, "-r", "-R", "-a", "--recursive", "--archive") {
 			return nil

@@ -281,6 +281,7 @@ func TestSecretFoldersReadRecursively(t *testing.T) {
 		"find ~ -type f | xargs cat",
 		"find ~ -print0 | xargs -0 grep key",
 		"tar czf - ~",
+		"diff -r ~ /tmp/empty",
 		"grep x ~/.ssh/*",
 		"cat ~/.aws/*",
 		"ls /etc/sudoers.d/*",
@@ -303,6 +304,7 @@ func TestSecretFoldersReadRecursively(t *testing.T) {
 		"find ~ -name '*.go'",
 		"find . -type f -exec grep -l TODO {} +",
 		"cat src/*.go",
+		"diff -r src other",
 	}
 	for _, cmd := range allowed {
 		if d := p.Check(cmd); d.Verdict != policy.Allow {
