@@ -106,6 +106,9 @@ func main() {
 	if len(os.Args) > 2 && os.Args[1] == sandbox.HelperArg {
 		sandbox.Main(os.Args[2:]) // confine, then exec the program; never returns
 	}
+	// Commands rein runs must not read its environment (API keys) or memory
+	// through /proc; failing that, the path rules still refuse to name them.
+	_ = sandbox.Harden()
 	// rein is short-lived and its heap small and bounded (output is capped):
 	// collecting less often saves about a millisecond per run.
 	debug.SetGCPercent(400)

@@ -3,6 +3,7 @@ package policy
 import (
 	"path"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -84,8 +85,17 @@ func (ps pathSet) resolve(arg, cwd string) string {
 		}
 		p = base + "/" + p
 	}
+	if procLink.MatchString(p) {
+		// /proc/PID/cwd/.. leaves through a link to another folder:
+		// cleaning it by its text would land somewhere else than the kernel.
+		return p
+	}
 	return path.Clean(p)
 }
+
+// procLink matches paths through /proc's links to a process's folders and
+// open files (cwd, root, fd, map_files).
+var procLink = regexp.MustCompile(`^/+proc/+[^/]+/+(task/+[^/]+/+)?(cwd|root|fd|map_files)(/|$)`)
 
 // matchName checks a bare file name (no slash, no ~) without resolving it:
 // only globs of the form **/NAME can match a name in the working folder

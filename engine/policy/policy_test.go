@@ -324,3 +324,36 @@ func TestSecretFoldersReadRecursively(t *testing.T) {
 		t.Errorf("the reason should say what is read and which secret it holds: %s", d.Reason)
 	}
 }
+
+// A process's environment (rein's holds the model's API key) and memory,
+// and /proc's links to any file a process can reach.
+func TestProcSecrets(t *testing.T) {
+	p := presetPolicy(t, "readonly")
+	for _, cmd := range []string{
+		"cat /proc/1234/environ",
+		"cat /proc/self/environ",
+		"cat /proc/self/task/1/environ",
+		"cat /proc/1/mem",
+		"cat /proc/self/cwd/../.aws/credentials",
+		"cat /proc/self/root/etc/hostname",
+		"cat /proc/self/fd/3",
+		"grep -r TOKEN /proc",
+		"head -c 100 < /proc/self/environ",
+	} {
+		if d := p.Check(cmd); d.Verdict != policy.Deny || d.Rule != "paths.deny" {
+			t.Errorf("%q: %s by %s (%s)", cmd, d.Verdict, d.Rule, d.Reason)
+		}
+	}
+	// What $$ expands to is checked when the command runs.
+	if d := p.CheckArgv([]string{"cat", "/proc/4242/environ"}, nil); d.Verdict != policy.Deny {
+		t.Errorf("cat /proc/$$/environ at run time: %s by %s", d.Verdict, d.Rule)
+	}
+	if r := p.CheckOpen("/proc/4242/environ", false, "/home/dev"); r.Verdict != policy.Deny {
+		t.Errorf("< /proc/$$/environ at run time: %s by %s", r.Verdict, r.Rule)
+	}
+	for _, cmd := range []string{"cat /proc/cpuinfo", "cat /proc/self/status", "cat /proc/loadavg", "head /proc/meminfo"} {
+		if d := p.Check(cmd); d.Verdict != policy.Allow {
+			t.Errorf("%q: %s by %s (%s)", cmd, d.Verdict, d.Rule, d.Reason)
+		}
+	}
+}

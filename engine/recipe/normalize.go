@@ -16,7 +16,11 @@ var (
 	SecretPaths = []string{"~/.ssh/**", "~/.aws/**", "~/.gnupg/**", "~/.config/gcloud/**", "~/.azure/**", "~/.kube/**",
 		"~/.docker/config.json", "~/.netrc", "~/.git-credentials", "~/.npmrc", "~/.pypirc", "~/.config/gh/**",
 		"**/.env", "**/.env.*", "**/*.pem", "**/*.key", "**/id_rsa*", "**/id_ed25519*", "**/id_ecdsa*",
-		"/etc/shadow", "/etc/sudoers", "/etc/sudoers.d/**"}
+		"/etc/shadow", "/etc/sudoers", "/etc/sudoers.d/**",
+		// Another process's environment and memory (rein's own holds the
+		// model's API key), and the links through which /proc reaches any
+		// file the process can (/proc/PID/root/home/u/.ssh/id_rsa).
+		"/proc/**/environ", "/proc/**/mem", "/proc/**/root/**", "/proc/**/cwd/**", "/proc/**/fd/**", "/proc/**/map_files/**"}
 	// SecretEnv are environment variables executed commands never see.
 	SecretEnv = []string{"*_API_KEY", "*_APIKEY", "*TOKEN*", "*SECRET*", "*PASSWORD*", "*PASSWD*", "*CREDENTIAL*", "*_PRIVATE_KEY", "AWS_*", "AZURE_*", "GOOGLE_APPLICATION_CREDENTIALS"}
 	// PassEnv are passed to executed commands unless a recipe says otherwise.

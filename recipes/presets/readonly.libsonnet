@@ -280,6 +280,8 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
       'find ~ -type f -exec cat {} +',
       'find ~ -type f | xargs cat',
       'cat ~/.aws/*',
+      'cat /proc/self/environ',
+      'cat /proc/self/cwd/../.aws/credentials',
     ],
   },
 }
