@@ -460,20 +460,28 @@ func (p *Policy) secretArg(c *shellparse.Command) *Result {
 			}
 			v = val
 		}
-		var pat string
-		var ok bool
-		if p.cwdClear && plainRelative(v) {
-			// A plain relative path stays below cwd, where no anchored
-			// secret glob reaches: only its base name can match.
-			pat, ok = p.secret.matchName(path.Base(filepath.ToSlash(v)))
-		} else {
-			pat, ok = p.secret.match(p.secret.resolve(v, p.cwd))
+		pat, ok := p.secretPath(v)
+		if !ok {
+			// REV:PATH (git show HEAD:.env), HOST:PATH (scp).
+			if i := strings.LastIndexByte(v, ':'); i >= 0 && i+1 < len(v) {
+				pat, ok = p.secretPath(v[i+1:])
+			}
 		}
 		if ok {
 			return &Result{Deny, "paths.deny", fmt.Sprintf("%s names %s, which matches the secret path %s", c.Name, v, pat)}
 		}
 	}
 	return nil
+}
+
+// secretPath matches one path argument against the secret globs.
+func (p *Policy) secretPath(v string) (string, bool) {
+	if p.cwdClear && plainRelative(v) {
+		// A plain relative path stays below cwd, where no anchored
+		// secret glob reaches: only its base name can match.
+		return p.secret.matchName(path.Base(filepath.ToSlash(v)))
+	}
+	return p.secret.match(p.secret.resolve(v, p.cwd))
 }
 
 // plainRelative reports whether a path argument stays below the working

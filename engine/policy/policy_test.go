@@ -357,3 +357,16 @@ func TestProcSecrets(t *testing.T) {
 		}
 	}
 }
+
+// REV:PATH and HOST:PATH arguments name a file too.
+func TestSecretAfterColon(t *testing.T) {
+	p := presetPolicy(t, "readonly")
+	for _, cmd := range []string{"git show HEAD:.env", "git cat-file -p HEAD~3:deploy/.env.production", "git show main:certs/server.key"} {
+		if d := p.Check(cmd); d.Verdict != policy.Deny || d.Rule != "paths.deny" {
+			t.Errorf("%q: %s by %s (%s)", cmd, d.Verdict, d.Rule, d.Reason)
+		}
+	}
+	if d := p.Check("git show HEAD:README.md"); d.Verdict != policy.Allow {
+		t.Errorf("git show HEAD:README.md: %s by %s (%s)", d.Verdict, d.Rule, d.Reason)
+	}
+}
