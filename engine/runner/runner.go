@@ -142,7 +142,7 @@ func (r *Runner) Interpret(ctx context.Context, text string, opts RunOptions) *R
 			if _, isFunc := shell.Funcs[args[0]]; isFunc {
 				d = r.policy.In(hc.Dir).CheckFunctionCall(args)
 			} else {
-				d = r.policy.In(hc.Dir).CheckArgv(args, codeVars(hc.Env))
+				d = r.checkArgv(args, codeVars(hc.Env), hc.Dir)
 			}
 			if d.Verdict == policy.Deny || d.Verdict == policy.Ask && !opts.Approved {
 				denial = d
@@ -155,6 +155,12 @@ func (r *Runner) Interpret(ctx context.Context, text string, opts RunOptions) *R
 			hc := interp.HandlerCtx(ctx)
 			write := flag&(os.O_WRONLY|os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_TRUNC) != 0
 			res := r.policy.CheckOpen(path, write, hc.Dir)
+			if real, linked := throughLinks(path, hc.Dir); linked && res.Verdict != policy.Deny {
+				if lr := r.policy.CheckOpen(real, write, hc.Dir); lr.Verdict == policy.Deny {
+					res = lr
+					res.Reason = fmt.Sprintf("%s leads to %s: %s", path, real, lr.Reason)
+				}
+			}
 			if res.Verdict == policy.Deny || res.Verdict == policy.Ask && !opts.Approved {
 				return nil, &os.PathError{Op: "open", Path: path, Err: fmt.Errorf("refused by rein (rule %s: %s)", res.Rule, res.Reason)}
 			}
@@ -239,6 +245,23 @@ func (r *Runner) process(path string, argv, env []string, dir string, stdin io.R
 // Sandbox describes the sandbox commands run in.
 func (r *Runner) Sandbox() *sandbox.Config { return r.sandbox }
 
+// checkArgv vets an argv about to run in dir, then again with the files its
+// arguments reach through symbolic links, if any.
+func (r *Runner) checkArgv(argv []string, env map[string]string, dir string) *policy.Decision {
+	p := r.policy.In(dir)
+	d := p.CheckArgv(argv, env)
+	if d.Verdict == policy.Deny {
+		return d
+	}
+	if real, linked := argvThroughLinks(argv, dir); linked {
+		if ld := p.CheckArgv(real, env); ld.Verdict == policy.Deny {
+			ld.Reason = "through a symbolic link: " + ld.Reason
+			return ld
+		}
+	}
+	return d
+}
+
 // RunArgv runs a program without a shell (execute_command): vetted like
 // shell text, run with the same limits, environment and process handling.
 func (r *Runner) RunArgv(ctx context.Context, argv []string, opts RunOptions) *Result {
@@ -250,7 +273,7 @@ func (r *Runner) RunArgv(ctx context.Context, argv []string, opts RunOptions) *R
 	if err != nil {
 		return Failed("%v", err)
 	}
-	d := r.policy.In(dir).CheckArgv(argv, nil)
+	d := r.checkArgv(argv, nil, dir)
 	if d.Verdict == policy.Deny || d.Verdict == policy.Ask && !opts.Approved {
 		return Denied(d)
 	}

@@ -329,3 +329,46 @@ func TestPathHijackIgnored(t *testing.T) {
 		t.Errorf("PATH hijack: %+v", res)
 	}
 }
+
+// A symbolic link in the workspace leads outside it: vetting reads the path
+// as written, so the run-time check follows the link and vets the target.
+func TestSecretsThroughLinks(t *testing.T) {
+	needUnix(t)
+	outside := t.TempDir()
+	os.MkdirAll(filepath.Join(outside, "vault"), 0o755)
+	os.WriteFile(filepath.Join(outside, "vault", "key.txt"), []byte("TOPSECRET\n"), 0o644)
+	r, dir := newRunner(t, "local rein = import 'rein.libsonnet';\nrein.presets.readonly + { paths+: { deny+: ['"+outside+"/vault/**'] }, allow+: ['read *', 'true'] }\n", nil)
+	os.WriteFile(filepath.Join(dir, "certs.pem"), []byte("TOPSECRET\n"), 0o644)
+	os.Symlink(filepath.Join(outside, "vault", "key.txt"), filepath.Join(dir, "notes.txt"))
+	os.Symlink(outside, filepath.Join(dir, "mirror"))
+	os.Symlink("certs.pem", filepath.Join(dir, "readme.txt"))
+	os.Symlink(filepath.Join(outside, "vault", "new.txt"), filepath.Join(dir, "dangling"))
+	for _, text := range []string{
+		"cat notes.txt",
+		"cat mirror/vault/key.txt",
+		"cat readme.txt",
+		"grep -r TOPSECRET mirror",
+		"cat < notes.txt",
+		"read x < readme.txt; echo $x",
+		"head --lines=1 notes.txt",
+	} {
+		res := r.Run(context.Background(), text, runner.RunOptions{})
+		if strings.Contains(res.Stdout+res.Stderr, "TOPSECRET") {
+			t.Errorf("%s: the secret was read through a link: %+v", text, res)
+		}
+		if res.DeniedBy != "paths.deny" && !strings.Contains(res.Stderr, "refused by rein (rule paths.deny") {
+			t.Errorf("%s: not refused by paths.deny: %+v", text, res)
+		}
+	}
+	// Writing through a dangling link would create the secret file.
+	res := r.Run(context.Background(), "true > dangling", runner.RunOptions{})
+	if _, err := os.Stat(filepath.Join(outside, "vault", "new.txt")); err == nil {
+		t.Errorf("a write through a dangling link created the target: %+v", res)
+	}
+	// Links to ordinary files still work.
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("plain\n"), 0o644)
+	os.Symlink("a.txt", filepath.Join(dir, "b.txt"))
+	if res := r.Run(context.Background(), "cat b.txt", runner.RunOptions{}); res.Stdout != "plain\n" {
+		t.Errorf("cat through an ordinary link: %+v", res)
+	}
+}
