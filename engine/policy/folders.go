@@ -34,6 +34,9 @@ var (
 		"--ignore-file": true, "--sort": true, "--sortr": true, "--max-filesize": true, "--replace": true,
 		"--path-separator": true, "--pre-glob": true,
 	}
+	// The other searchers differ in the rest (ack -r recurses, rg -r
+	// replaces), so only their context and count flags are taken as valued.
+	contextValueFlags = map[string]bool{"-A": true, "-B": true, "-C": true, "-m": true}
 )
 
 // nonReaders are programs that, handed file names, do not read the files'
@@ -72,8 +75,10 @@ func folderReads(c *shellparse.Command, ev *evaluation) []shellparse.Word {
 			return nil
 		}
 		return searchPaths(c, grepValueFlags)
-	case "rg", "ag", "ack", "ack-grep", "pt", "sift":
+	case "rg":
 		return searchPaths(c, ripgrepValueFlags)
+	case "ag", "ack", "ack-grep", "pt", "sift":
+		return searchPaths(c, contextValueFlags)
 	case "tar", "bsdtar", "zip", "7z", "7za":
 		return operands(c, 0)
 	case "diff", "colordiff":
@@ -115,7 +120,10 @@ func grepRecursive(c *shellparse.Command) bool {
 		case v == "--recursive" || v == "--dereference-recursive" || v == "--directories=recurse":
 			return true
 		case v == "--directories":
-			return i+1 < len(c.Words) && c.Words[i+1].Value == "recurse"
+			if i+1 < len(c.Words) && c.Words[i+1].Value == "recurse" {
+				return true
+			}
+			i++ // its value
 		case len(v) > 1 && v[0] == '-' && v[1] != '-':
 		cluster:
 			for j := 1; j < len(v); j++ {
