@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -230,4 +231,37 @@ func (p *Policy) secretFolder(c *shellparse.Command, ev *evaluation) *Result {
 		}
 	}
 	return nil
+}
+
+// GuardSearch returns argv with options that keep a recursive grep or rg out
+// of files named like the recipe's secrets (**/.env, **/*.pem, ...), or argv
+// itself when it needs none. Searching the workspace is allowed, but the
+// program walks the folders itself: a .env inside would be read, and only
+// naming it can be refused. Runners apply it to every argv they run.
+func (p *Policy) GuardSearch(argv []string) []string {
+	if len(argv) < 2 || len(p.secret.names) == 0 {
+		return argv
+	}
+	var option string
+	switch path.Base(filepath.ToSlash(argv[0])) {
+	case "grep", "egrep", "fgrep", "zgrep", "zegrep", "zfgrep", "ugrep":
+		words := make([]shellparse.Word, len(argv))
+		for i, a := range argv {
+			words[i] = shellparse.Word{Value: a}
+		}
+		if !grepRecursive(&shellparse.Command{Words: words}) {
+			return argv
+		}
+		option = "--exclude="
+	case "rg":
+		option = "--glob=!"
+	default:
+		return argv
+	}
+	out := make([]string, 0, len(argv)+len(p.secret.names))
+	out = append(out, argv[0])
+	for _, g := range p.secret.names {
+		out = append(out, option+g.base)
+	}
+	return append(out, argv[1:]...)
 }

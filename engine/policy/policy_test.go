@@ -373,3 +373,19 @@ func TestSecretAfterColon(t *testing.T) {
 		t.Errorf("git show HEAD:README.md: %s by %s (%s)", d.Verdict, d.Rule, d.Reason)
 	}
 }
+
+func TestGuardSearch(t *testing.T) {
+	p := presetPolicy(t, "readonly")
+	for _, argv := range [][]string{{"grep", "-n", "x", "a.go"}, {"cat", "a"}, {"grep"}, {"grep", "-e", "-r", "a.go"}} {
+		if got := p.GuardSearch(argv); strings.Join(got, " ") != strings.Join(argv, " ") {
+			t.Errorf("%q changed to %q", argv, got)
+		}
+	}
+	got := strings.Join(p.GuardSearch([]string{"/usr/bin/grep", "-rn", "KEY", "."}), " ")
+	if !strings.HasPrefix(got, "/usr/bin/grep --exclude=.env --exclude=.env.* --exclude=*.pem") || !strings.HasSuffix(got, " -rn KEY .") {
+		t.Errorf("grep -rn: %s", got)
+	}
+	if got := strings.Join(p.GuardSearch([]string{"rg", "KEY"}), " "); !strings.Contains(got, "--glob=!.env ") || !strings.HasSuffix(got, " KEY") {
+		t.Errorf("rg: %s", got)
+	}
+}

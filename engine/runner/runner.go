@@ -138,8 +138,9 @@ func (r *Runner) Interpret(ctx context.Context, text string, opts RunOptions) *R
 		interp.StdIO(stdin, stream{out, false}, stream{out, true}),
 		interp.CallHandler(func(ctx context.Context, args []string) ([]string, error) {
 			hc := interp.HandlerCtx(ctx)
+			_, isFunc := shell.Funcs[args[0]]
 			var d *policy.Decision
-			if _, isFunc := shell.Funcs[args[0]]; isFunc {
+			if isFunc {
 				d = r.policy.In(hc.Dir).CheckFunctionCall(args)
 			} else {
 				d = r.checkArgv(args, codeVars(hc.Env), hc.Dir)
@@ -148,7 +149,10 @@ func (r *Runner) Interpret(ctx context.Context, text string, opts RunOptions) *R
 				denial = d
 				return nil, errDenied
 			}
-			return args, nil
+			if isFunc {
+				return args, nil
+			}
+			return r.policy.GuardSearch(args), nil
 		}),
 		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return r.exec }),
 		interp.OpenHandler(func(ctx context.Context, path string, flag int, perm os.FileMode) (io.ReadWriteCloser, error) {
@@ -277,6 +281,7 @@ func (r *Runner) RunArgv(ctx context.Context, argv []string, opts RunOptions) *R
 	if d.Verdict == policy.Deny || d.Verdict == policy.Ask && !opts.Approved {
 		return Denied(d)
 	}
+	argv = r.policy.GuardSearch(argv)
 	envList := append(append([]string(nil), r.env...), opts.Env...)
 	env := expand.ListEnviron(envList...)
 	path, err := interp.LookPathDir(dir, env, argv[0])

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -370,5 +371,33 @@ func TestSecretsThroughLinks(t *testing.T) {
 	os.Symlink("a.txt", filepath.Join(dir, "b.txt"))
 	if res := r.Run(context.Background(), "cat b.txt", runner.RunOptions{}); res.Stdout != "plain\n" {
 		t.Errorf("cat through an ordinary link: %+v", res)
+	}
+}
+
+// A recursive search of the workspace does not read files named like
+// secrets (.env, *.pem): the program walks the folder itself, so rein adds
+// the exclusions to its argv.
+func TestRecursiveSearchSkipsSecretFiles(t *testing.T) {
+	needUnix(t)
+	r, dir := newRunner(t, "readonly", nil)
+	os.MkdirAll(filepath.Join(dir, "config"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".env"), []byte("API_KEY=LEAK1\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "config", ".env.production"), []byte("API_KEY=LEAK2\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "config", "server.pem"), []byte("API_KEY=LEAK3\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte("// reads API_KEY from the environment\n"), 0o644)
+	for _, text := range []string{"grep -rn API_KEY .", "grep -R API_KEY", "grep -r -e API_KEY config .", "cd config && grep -rl API_KEY ..", "grep -n API_KEY * | cat"} {
+		res := r.Run(context.Background(), text, runner.RunOptions{})
+		if strings.Contains(res.Stdout, "LEAK") {
+			t.Errorf("%s read a secret file: %q", text, res.Stdout)
+		}
+		if text != "cd config && grep -rl API_KEY .." && text != "grep -n API_KEY * | cat" && !strings.Contains(res.Stdout, "main.go") {
+			t.Errorf("%s: the ordinary file was not searched: %+v", text, res)
+		}
+	}
+	if _, err := exec.LookPath("rg"); err == nil {
+		res := r.Run(context.Background(), "rg -uu API_KEY .", runner.RunOptions{})
+		if strings.Contains(res.Stdout, "LEAK") {
+			t.Errorf("rg -uu read a secret file: %q", res.Stdout)
+		}
 	}
 }
