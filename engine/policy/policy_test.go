@@ -329,7 +329,8 @@ func TestSecretFoldersReadRecursively(t *testing.T) {
 }
 
 // A process's environment (rein's holds the model's API key) and memory,
-// and /proc's links to any file a process can reach.
+// /proc's links to any file a process can reach, and rein's own record of
+// every session.
 func TestProcSecrets(t *testing.T) {
 	p := presetPolicy(t, "readonly")
 	for _, cmd := range []string{
@@ -342,6 +343,7 @@ func TestProcSecrets(t *testing.T) {
 		"cat /proc/self/fd/3",
 		"grep -r TOKEN /proc",
 		"head -c 100 < /proc/self/environ",
+		"strings ~/.local/state/rein/rein.db",
 	} {
 		if d := p.Check(cmd); d.Verdict != policy.Deny || d.Rule != "paths.deny" {
 			t.Errorf("%q: %s by %s (%s)", cmd, d.Verdict, d.Rule, d.Reason)

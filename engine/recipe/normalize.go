@@ -20,7 +20,9 @@ var (
 		// Another process's environment and memory (rein's own holds the
 		// model's API key), and the links through which /proc reaches any
 		// file the process can (/proc/PID/root/home/u/.ssh/id_rsa).
-		"/proc/**/environ", "/proc/**/mem", "/proc/**/root/**", "/proc/**/cwd/**", "/proc/**/fd/**", "/proc/**/map_files/**"}
+		"/proc/**/environ", "/proc/**/mem", "/proc/**/root/**", "/proc/**/cwd/**", "/proc/**/fd/**", "/proc/**/map_files/**",
+		// rein's own record: every session's transcript, from every repository.
+		"~/.local/state/rein/**"}
 	// SecretEnv are environment variables executed commands never see.
 	SecretEnv = []string{"*_API_KEY", "*_APIKEY", "*TOKEN*", "*SECRET*", "*PASSWORD*", "*PASSWD*", "*CREDENTIAL*", "*_PRIVATE_KEY", "AWS_*", "AZURE_*", "GOOGLE_APPLICATION_CREDENTIALS"}
 	// PassEnv are passed to executed commands unless a recipe says otherwise.
