@@ -233,14 +233,19 @@ func (p *Policy) secretFolder(c *shellparse.Command, ev *evaluation) *Result {
 	return nil
 }
 
-// GuardSearch returns argv with options that keep a recursive grep or rg out
-// of files named like the recipe's secrets (**/.env, **/*.pem, ...), or argv
-// itself when it needs none. Searching the workspace is allowed, but the
-// program walks the folders itself: a .env inside would be read, and only
-// naming it can be refused. Runners apply it to every argv they run.
+// GuardSearch returns argv with options that keep a program walking folders
+// (grep -r, rg, find, fd) away from files named like the recipe's secrets
+// (**/.env, **/*.pem, ...), or argv itself when it needs none. Searching the
+// workspace is allowed, but the program walks the folders itself: a .env
+// inside would be read, or handed to -exec or xargs, and only naming it can
+// be refused. Runners apply it to every argv they run.
 func (p *Policy) GuardSearch(argv []string) []string {
-	if len(argv) < 2 || len(p.secret.names) == 0 {
+	if len(argv) == 0 || len(p.secret.names) == 0 {
 		return argv
+	}
+	names := make([]string, len(p.secret.names))
+	for i, g := range p.secret.names {
+		names[i] = g.base
 	}
 	var option string
 	switch path.Base(filepath.ToSlash(argv[0])) {
@@ -255,13 +260,77 @@ func (p *Policy) GuardSearch(argv []string) []string {
 		option = "--exclude="
 	case "rg":
 		option = "--glob=!"
+	case "fd", "fdfind":
+		option = "--exclude="
+	case "find":
+		return guardFind(argv, names)
 	default:
 		return argv
 	}
-	out := make([]string, 0, len(argv)+len(p.secret.names))
+	out := make([]string, 0, len(argv)+len(names))
 	out = append(out, argv[0])
-	for _, g := range p.secret.names {
-		out = append(out, option+g.base)
+	for _, n := range names {
+		out = append(out, option+n)
 	}
 	return append(out, argv[1:]...)
+}
+
+// guardFind puts `( -name N1 -o -name N2 ... ) -prune -o` in front of find's
+// expression, so files with those names are neither listed nor handed to an
+// action, and parenthesises the expression (with -print when it has no
+// action of its own, as find would add).
+func guardFind(argv, names []string) []string {
+	i := 1
+	for i < len(argv) && (argv[i] == "-H" || argv[i] == "-L" || argv[i] == "-P" || argv[i] == "-D" || strings.HasPrefix(argv[i], "-O")) {
+		if argv[i] == "-D" {
+			i++ // its debug options
+		}
+		i++
+	}
+	for i < len(argv) && !findExpression(argv[i]) {
+		i++ // start points
+	}
+	head, expr := argv[:min(i, len(argv))], argv[min(i, len(argv)):]
+	j := 0
+	for j < len(expr) && findGlobalOptions[expr[j]] > 0 {
+		j += findGlobalOptions[expr[j]]
+	}
+	j = min(j, len(expr))
+	out := append(append([]string(nil), head...), expr[:j]...)
+	out = append(out, "(")
+	for k, n := range names {
+		if k > 0 {
+			out = append(out, "-o")
+		}
+		out = append(out, "-name", n)
+	}
+	out = append(out, ")", "-prune", "-o")
+	rest := expr[j:]
+	if len(rest) > 0 {
+		out = append(out, "(")
+		out = append(out, rest...)
+		out = append(out, ")")
+	}
+	if !slices.ContainsFunc(rest, func(w string) bool { return findActions[w] }) {
+		out = append(out, "-print")
+	}
+	return out
+}
+
+func findExpression(w string) bool {
+	return len(w) > 1 && w[0] == '-' || w == "(" || w == "!" || w == ","
+}
+
+// findGlobalOptions are the options find takes before its tests, with the
+// number of words each takes (itself included).
+var findGlobalOptions = map[string]int{
+	"-maxdepth": 2, "-mindepth": 2, "-regextype": 2, "-depth": 1, "-d": 1, "-xdev": 1, "-mount": 1,
+	"-follow": 1, "-noleaf": 1, "-ignore_readdir_race": 1, "-noignore_readdir_race": 1, "-warn": 1, "-nowarn": 1,
+}
+
+// findActions are find's actions: with none, find prints what matches.
+var findActions = map[string]bool{
+	"-print": true, "-print0": true, "-printf": true, "-fprint": true, "-fprint0": true, "-fprintf": true,
+	"-ls": true, "-fls": true, "-exec": true, "-execdir": true, "-ok": true, "-okdir": true, "-delete": true,
+	"-quit": true, "-prune": true,
 }

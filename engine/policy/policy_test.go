@@ -390,4 +390,19 @@ func TestGuardSearch(t *testing.T) {
 	if got := strings.Join(p.GuardSearch([]string{"rg", "KEY"}), " "); !strings.Contains(got, "--glob=!.env ") || !strings.HasSuffix(got, " KEY") {
 		t.Errorf("rg: %s", got)
 	}
+	secrets := "( -name .env -o -name .env.* -o -name *.pem -o -name *.key -o -name id_rsa* -o -name id_ed25519* -o -name id_ecdsa* ) -prune -o"
+	for argv, want := range map[string]string{
+		"find":                              "find " + secrets + " -print",
+		"find .":                            "find . " + secrets + " -print",
+		"find -H . src -maxdepth 1 -name x": "find -H . src -maxdepth 1 " + secrets + " ( -name x ) -print",
+		"find . -name x -print0":            "find . " + secrets + " ( -name x -print0 )",
+		"find . -type f -exec cat {} +":     "find . " + secrets + " ( -type f -exec cat {} + )",
+		"find . -maxdepth":                  "find . -maxdepth " + secrets + " -print",
+		"find . -name a -o -name b":         "find . " + secrets + " ( -name a -o -name b ) -print",
+		"find . -depth -xdev ! -name a":     "find . -depth -xdev " + secrets + " ( ! -name a ) -print",
+	} {
+		if got := strings.Join(p.GuardSearch(strings.Fields(argv)), " "); got != want {
+			t.Errorf("%s:\n got %s\nwant %s", argv, got, want)
+		}
+	}
 }

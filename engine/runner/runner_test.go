@@ -401,3 +401,41 @@ func TestRecursiveSearchSkipsSecretFiles(t *testing.T) {
 		}
 	}
 }
+
+// find hands what it finds to -exec or, through a pipe, to xargs: rein keeps
+// files named like secrets out of its walk, and what it lists is otherwise
+// unchanged.
+func TestFindSkipsSecretFiles(t *testing.T) {
+	needUnix(t)
+	r, dir := newRunner(t, "readonly", nil)
+	os.MkdirAll(filepath.Join(dir, "config"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".env"), []byte("API_KEY=LEAK1\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "config", "server.pem"), []byte("LEAK2\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o644)
+	for _, text := range []string{
+		"find . -type f -exec cat {} +",
+		"find . -type f | xargs cat",
+		"find . -maxdepth 2 -type f -exec grep -H . {} \\;",
+		"find -L . -name '*' -type f -print0 | xargs -0 cat",
+		"find . -name '.e*' -exec cat {} +",
+	} {
+		res := r.Run(context.Background(), text, runner.RunOptions{})
+		if strings.Contains(res.Stdout, "LEAK") {
+			t.Errorf("%s read a secret file: %q", text, res.Stdout)
+		}
+		if !strings.Contains(text, ".e*") && !strings.Contains(res.Stdout, "package main") {
+			t.Errorf("%s: the ordinary file was not read: %+v", text, res)
+		}
+		if strings.Contains(res.Stderr, "find:") {
+			t.Errorf("%s: find complained: %s", text, res.Stderr)
+		}
+	}
+	res := r.Run(context.Background(), "find . | sort", runner.RunOptions{})
+	if res.Stdout != ".\n./config\n./main.go\n" {
+		t.Errorf("find . lists %q", res.Stdout)
+	}
+	res = r.Run(context.Background(), "find . -name '*.go' -o -name config", runner.RunOptions{})
+	if res.Stdout != "./config\n./main.go\n" && res.Stdout != "./main.go\n./config\n" {
+		t.Errorf("find with -o lists %q", res.Stdout)
+	}
+}
