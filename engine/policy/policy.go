@@ -460,18 +460,29 @@ func (p *Policy) secretArg(c *shellparse.Command) *Result {
 			}
 			v = val
 		}
-		pat, ok := p.secretPath(v)
-		if !ok {
-			// REV:PATH (git show HEAD:.env), HOST:PATH (scp).
-			if i := strings.LastIndexByte(v, ':'); i >= 0 && i+1 < len(v) {
-				pat, ok = p.secretPath(v[i+1:])
-			}
-		}
-		if ok {
+		// REV:PATH (git show HEAD:.env) and HOST:PATH (scp) too.
+		if pat, ok := p.SecretWord(v); ok {
 			return &Result{Deny, "paths.deny", fmt.Sprintf("%s names %s, which matches the secret path %s", c.Name, v, pat)}
 		}
 	}
 	return nil
+}
+
+// SecretWord reports whether a word, taken as a path from the policy's
+// working folder, names a secret (or does after a colon, as in HEAD:.env),
+// and which secret glob it matches. Runners use it on words that reach a
+// program other than through its argv (xargs input).
+func (p *Policy) SecretWord(v string) (string, bool) {
+	if v == "" {
+		return "", false
+	}
+	if pat, ok := p.secretPath(v); ok {
+		return pat, true
+	}
+	if i := strings.LastIndexByte(v, ':'); i >= 0 && i+1 < len(v) {
+		return p.secretPath(v[i+1:])
+	}
+	return "", false
 }
 
 // secretPath matches one path argument against the secret globs.

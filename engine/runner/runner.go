@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"mvdan.cc/sh/v3/expand"
@@ -130,7 +131,8 @@ func (r *Runner) Interpret(ctx context.Context, text string, opts RunOptions) *R
 	}
 	defer done()
 
-	var denial *policy.Decision
+	var denial *policy.Decision // set by handlers; pipelines run them concurrently
+	var denialMu sync.Mutex
 	var shell *interp.Runner
 	shell, err = interp.New(
 		interp.Env(expand.ListEnviron(append(append([]string(nil), r.env...), opts.Env...)...)),
@@ -146,7 +148,9 @@ func (r *Runner) Interpret(ctx context.Context, text string, opts RunOptions) *R
 				d = r.checkArgv(args, codeVars(hc.Env), hc.Dir)
 			}
 			if d.Verdict == policy.Deny || d.Verdict == policy.Ask && !opts.Approved {
+				denialMu.Lock()
 				denial = d
+				denialMu.Unlock()
 				return nil, errDenied
 			}
 			if isFunc {
@@ -154,7 +158,23 @@ func (r *Runner) Interpret(ctx context.Context, text string, opts RunOptions) *R
 			}
 			return r.policy.GuardSearch(args), nil
 		}),
-		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return r.exec }),
+		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc {
+			return func(ctx context.Context, args []string) error {
+				hc := interp.HandlerCtx(ctx)
+				stdin, refused, err := r.guardXargs(args, hc.Dir, hc.Stdin)
+				switch {
+				case refused != nil:
+					denialMu.Lock()
+					denial = refused
+					denialMu.Unlock()
+					return errDenied
+				case err != nil:
+					fmt.Fprintf(hc.Stderr, "rein: %v\n", err)
+					return interp.ExitStatus(126)
+				}
+				return r.exec(ctx, args, stdin)
+			}
+		}),
 		interp.OpenHandler(func(ctx context.Context, path string, flag int, perm os.FileMode) (io.ReadWriteCloser, error) {
 			hc := interp.HandlerCtx(ctx)
 			write := flag&(os.O_WRONLY|os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_TRUNC) != 0
@@ -175,6 +195,8 @@ func (r *Runner) Interpret(ctx context.Context, text string, opts RunOptions) *R
 		return Failed("cannot start the interpreter: %v", err)
 	}
 	err = shell.Run(ctx, file)
+	denialMu.Lock()
+	defer denialMu.Unlock()
 	res := &Result{DurationMS: time.Since(start).Milliseconds()}
 	out.fill(res)
 	var status interp.ExitStatus
@@ -214,8 +236,9 @@ func (r *Runner) prepare(ctx context.Context, timeout time.Duration, opts RunOpt
 	return ctx, out, stdin, func() { closeStdin(); cancel() }, nil
 }
 
-// exec runs a program for the interpreter (the last exec handler).
-func (r *Runner) exec(ctx context.Context, args []string) error {
+// exec runs a program for the interpreter (the last exec handler), with
+// stdin in place of the shell's input when it is not nil.
+func (r *Runner) exec(ctx context.Context, args []string, stdin io.Reader) error {
 	hc := interp.HandlerCtx(ctx)
 	// A bare name is found on the PATH rein built, never on one the script
 	// changed: PATH=/tmp/evil:$PATH; ls must not run /tmp/evil/ls while
@@ -225,7 +248,10 @@ func (r *Runner) exec(ctx context.Context, args []string) error {
 		fmt.Fprintf(hc.Stderr, "rein: %s: command not found\n", args[0])
 		return interp.ExitStatus(127)
 	}
-	out, err := r.process(path, args, envList(hc.Env), hc.Dir, hc.Stdin, hc.Stdout, hc.Stderr).run(ctx)
+	if stdin == nil {
+		stdin = hc.Stdin
+	}
+	out, err := r.process(path, args, envList(hc.Env), hc.Dir, stdin, hc.Stdout, hc.Stderr).run(ctx)
 	if err != nil {
 		fmt.Fprintf(hc.Stderr, "rein: %v\n", err)
 	}
@@ -293,6 +319,15 @@ func (r *Runner) RunArgv(ctx context.Context, argv []string, opts RunOptions) *R
 		return Failed("%v", err)
 	}
 	defer done()
+	guarded, refused, err := r.guardXargs(argv, dir, stdin)
+	switch {
+	case refused != nil:
+		return Denied(refused)
+	case err != nil:
+		return Failed("%v", err)
+	case guarded != nil:
+		stdin = guarded
+	}
 	po, err := r.process(path, argv, envList, dir, stdin, stream{out, false}, stream{out, true}).run(ctx)
 	res := &Result{ExitCode: po.code, DurationMS: time.Since(start).Milliseconds()}
 	if err != nil {

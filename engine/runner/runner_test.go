@@ -439,3 +439,67 @@ func TestFindSkipsSecretFiles(t *testing.T) {
 		t.Errorf("find with -o lists %q", res.Stdout)
 	}
 }
+
+// xargs makes command lines from its input, which no argv check sees: rein
+// reads the input first and refuses names of secrets in it.
+func TestXargsInputIsChecked(t *testing.T) {
+	needUnix(t)
+	r, dir := newRunner(t, "readonly", nil)
+	os.MkdirAll(filepath.Join(dir, "config"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".env"), []byte("API_KEY=LEAK1\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "config", "server.pem"), []byte("LEAK2\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "list.txt"), []byte("main.go\n.env\n"), 0o644)
+	os.Symlink(".env", filepath.Join(dir, "settings"))
+	for _, text := range []string{
+		"ls -a | xargs cat",
+		"printf '.env' | xargs cat",
+		"printf 'main.go\\000config/server.pem' | xargs -0 cat",
+		"echo env | xargs -I{} cat .{}",
+		"echo 'main.go,.env' | xargs -d , cat",
+		"echo \"'.env'\" | xargs cat",
+		"echo settings | xargs cat",
+		"cat list.txt | xargs -n 1 cat",
+		"echo HEAD:.env | xargs git show",
+	} {
+		res := r.Run(context.Background(), text, runner.RunOptions{})
+		if strings.Contains(res.Stdout, "LEAK") {
+			t.Errorf("%s read a secret file: %q", text, res.Stdout)
+		}
+		if res.DeniedBy != "paths.deny" {
+			t.Errorf("%s: not refused by paths.deny: %+v", text, res)
+		}
+	}
+	os.Remove(filepath.Join(dir, "settings")) // ls would list the link to .env
+	res := r.Run(context.Background(), "ls | xargs cat", runner.RunOptions{})
+	if res.DeniedBy != "" || !strings.Contains(res.Stdout, "package main") {
+		t.Errorf("ls | xargs cat: %+v", res)
+	}
+	res = r.RunArgv(context.Background(), []string{"xargs", "cat"}, runner.RunOptions{Stdin: strings.NewReader(".env\n")})
+	if res.DeniedBy != "paths.deny" || strings.Contains(res.Stdout, "LEAK") {
+		t.Errorf("execute_command xargs cat: %+v", res)
+	}
+}
+
+func TestParseXargsOptions(t *testing.T) {
+	// Through the exported behaviour: each form must find the same command.
+	needUnix(t)
+	r, dir := newRunner(t, "readonly", nil)
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("A\n"), 0o644)
+	for _, text := range []string{
+		"echo a.txt | xargs cat",
+		"echo a.txt | xargs -n1 cat",
+		"echo a.txt | xargs -n 1 -r cat",
+		"printf 'a.txt\\000' | xargs -0 cat",
+		"echo a.txt | xargs --max-args=1 cat",
+		"echo a | xargs -I % cat %.txt",
+		"echo a | xargs -I% cat %.txt",
+		"echo a | xargs --replace=% cat %.txt",
+		"echo a.txt | xargs -t cat",
+	} {
+		res := r.Run(context.Background(), text, runner.RunOptions{})
+		if res.Error != "" || !strings.Contains(res.Stdout, "A") {
+			t.Errorf("%s: %+v", text, res)
+		}
+	}
+}
