@@ -161,7 +161,7 @@ func (r *Runner) Interpret(ctx context.Context, text string, opts RunOptions) *R
 		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc {
 			return func(ctx context.Context, args []string) error {
 				hc := interp.HandlerCtx(ctx)
-				stdin, refused, err := r.guardXargs(args, hc.Dir, hc.Stdin)
+				stdin, refused, err := r.guardNameInput(args, hc.Dir, hc.Stdin)
 				switch {
 				case refused != nil:
 					denialMu.Lock()
@@ -319,7 +319,7 @@ func (r *Runner) RunArgv(ctx context.Context, argv []string, opts RunOptions) *R
 		return Failed("%v", err)
 	}
 	defer done()
-	guarded, refused, err := r.guardXargs(argv, dir, stdin)
+	guarded, refused, err := r.guardNameInput(argv, dir, stdin)
 	switch {
 	case refused != nil:
 		return Denied(refused)

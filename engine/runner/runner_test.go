@@ -503,3 +503,27 @@ func TestParseXargsOptions(t *testing.T) {
 		}
 	}
 }
+
+// Programs that read the files named in a list they are given.
+func TestFileListsAreChecked(t *testing.T) {
+	needUnix(t)
+	r, dir := newRunner(t, `local rein = import 'rein.libsonnet';
+rein.presets.readonly + { allow+: ['tar *'] }`, nil)
+	os.WriteFile(filepath.Join(dir, ".env"), []byte("API_KEY=LEAK1\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "names"), []byte("main.go\x00.env\x00"), 0o644)
+	for _, text := range []string{
+		"printf '.env\\000' | sort --files0-from=-",
+		"printf 'main.go\\000.env' | wc -c --files0-from -",
+		"sort --files0-from=names",
+		"echo .env | tar -cf - -T - | cat",
+	} {
+		res := r.Run(context.Background(), text, runner.RunOptions{})
+		if strings.Contains(res.Stdout, "LEAK") || res.DeniedBy != "paths.deny" {
+			t.Errorf("%s: %+v", text, res)
+		}
+	}
+	if res := r.Run(context.Background(), "printf 'main.go\\000' | sort --files0-from=-", runner.RunOptions{}); res.Stdout != "package main\n" {
+		t.Errorf("an ordinary list: %+v", res)
+	}
+}

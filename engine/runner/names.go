@@ -6,23 +6,29 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/shellparse"
 )
 
-// xargs builds command lines from its input, which no check of its argv
-// sees: `ls -a | xargs cat` reads .env, and the commands it starts are its
-// children, not the shell's. So before xargs runs, rein reads that input,
-// refuses it when a word in it names a secret (or reaches one through a
-// link), and hands xargs the same bytes.
+// Some programs take the names of the files they read from their input, not
+// their argv: xargs builds command lines from it (`ls -a | xargs cat` reads
+// .env, and the commands it starts are its children, not the shell's), and
+// sort --files0-from=-, tar -T, rsync --files-from, zip -@ and cpio read the
+// files it names. No check of argv sees those names. So before such a
+// program runs, rein reads its input, refuses it when a word in it names a
+// secret (or reaches one through a link), and hands the program the same
+// bytes.
 
-// maxXargsInput bounds what rein reads ahead for xargs.
-const maxXargsInput = 16 << 20
+// maxNameInput bounds what rein reads ahead.
+const maxNameInput = 16 << 20
 
-// xargsSpec is what of xargs's options matters for finding its words.
-type xargsSpec struct {
+// nameInput is where a program takes file names from and how it splits
+// them (for xargs: what of its options matters for finding its words).
+type nameInput struct {
+	program string
 	delim   string   // -d: the one separator; "" splits at blanks and newlines
 	null    bool     // -0
 	replace string   // -I: the marker replaced in the command's arguments
@@ -30,20 +36,76 @@ type xargsSpec struct {
 	command []string // the command xargs runs, with its arguments
 }
 
-// findXargs returns the spec of the xargs that argv runs, directly or
-// through wrappers (nice xargs cat), and whether it runs one.
-func findXargs(argv []string) (xargsSpec, bool) {
+// findNameInput returns the name input of the program argv runs, directly
+// or through wrappers (nice xargs cat), and whether it takes one.
+func findNameInput(argv []string) (nameInput, bool) {
 	s := shellparse.AnalyzeArgv(argv, nil)
 	for _, c := range s.Commands {
-		if c.Name == "xargs" {
-			return parseXargs(c.Argv[1:]), true
+		x, ok := nameInputOf(c)
+		if ok {
+			x.program = c.Name
+			return x, true
 		}
 	}
-	return xargsSpec{}, false
+	return nameInput{}, false
 }
 
-func parseXargs(args []string) xargsSpec {
-	var x xargsSpec
+func nameInputOf(c *shellparse.Command) (nameInput, bool) {
+	switch c.Name {
+	case "xargs":
+		return parseXargs(c.Argv[1:]), true
+	case "sort", "wc", "du":
+		if f, ok := optionValue(c.Argv[1:], "--files0-from", ""); ok {
+			return fileList(f, true), true
+		}
+	case "tar", "bsdtar", "gtar":
+		if f, ok := optionValue(c.Argv[1:], "--files-from", "-T"); ok {
+			return fileList(f, false), true
+		}
+	case "rsync":
+		if f, ok := optionValue(c.Argv[1:], "--files-from", ""); ok {
+			return fileList(f, false), true
+		}
+	case "zip":
+		if slices.Contains(c.Argv[1:], "-@") {
+			return fileList("-", false), true
+		}
+	case "cpio":
+		return fileList("-", false), true
+	}
+	return nameInput{}, false
+}
+
+// fileList is a list of names read from file ("-": standard input).
+func fileList(file string, null bool) nameInput {
+	x := nameInput{null: null}
+	if file != "-" {
+		x.file = file
+	}
+	return x
+}
+
+// optionValue finds --long=VALUE, --long VALUE or -S VALUE (-SVALUE).
+func optionValue(args []string, long, short string) (string, bool) {
+	for i, a := range args {
+		switch {
+		case a == "--":
+			return "", false
+		case strings.HasPrefix(a, long+"="):
+			return a[len(long)+1:], true
+		case a == long || short != "" && a == short:
+			if i+1 < len(args) {
+				return args[i+1], true
+			}
+		case short != "" && strings.HasPrefix(a, short) && len(a) > len(short):
+			return a[len(short):], true
+		}
+	}
+	return "", false
+}
+
+func parseXargs(args []string) nameInput {
+	var x nameInput
 	valued := "dIaLnsPE" // short options whose value may be the next word
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -126,7 +188,7 @@ func unescapeDelim(d string) string {
 // words are the candidate arguments xargs may make of its input: split
 // every way it might split them, with quotes taken off, and put into the
 // command's arguments where -I says.
-func (x xargsSpec) words(input []byte) []string {
+func (x nameInput) words(input []byte) []string {
 	text := string(input)
 	seps := func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == 0 }
 	var parts []string
@@ -159,11 +221,11 @@ func (x xargsSpec) words(input []byte) []string {
 	return out
 }
 
-// guardXargs reads ahead the input of an xargs that argv runs. It returns
-// the reader xargs should get instead of stdin (nil when argv runs no xargs
-// or xargs reads a file), or a denial when the input names a secret.
-func (r *Runner) guardXargs(argv []string, dir string, stdin io.Reader) (io.Reader, *policy.Decision, error) {
-	x, ok := findXargs(argv)
+// guardNameInput reads ahead the name input of the program argv runs. It
+// returns the reader the program should get instead of stdin (nil when it
+// takes no names from stdin), or a denial when the input names a secret.
+func (r *Runner) guardNameInput(argv []string, dir string, stdin io.Reader) (io.Reader, *policy.Decision, error) {
+	x, ok := findNameInput(argv)
 	if !ok {
 		return nil, nil, nil
 	}
@@ -184,14 +246,14 @@ func (r *Runner) guardXargs(argv []string, dir string, stdin io.Reader) (io.Read
 	}
 	for _, w := range x.words(input) {
 		if pat, ok := p.SecretWord(w); ok {
-			return nil, deny(fmt.Sprintf("xargs was given %s, which matches the secret path %s", w, pat)), nil
+			return nil, deny(fmt.Sprintf("the file list given to %s names %s, which matches the secret path %s", x.program, w, pat)), nil
 		}
 		if _, err := os.Lstat(resolveIn(w, dir)); err != nil {
 			continue
 		}
 		if real, linked := throughLinks(w, dir); linked {
 			if pat, ok := p.SecretWord(real); ok {
-				return nil, deny(fmt.Sprintf("xargs was given %s, which leads to %s, matching the secret path %s", w, real, pat)), nil
+				return nil, deny(fmt.Sprintf("the file list given to %s names %s, which leads to %s, matching the secret path %s", x.program, w, real, pat)), nil
 			}
 		}
 	}
@@ -210,14 +272,14 @@ func readFile(path string) ([]byte, error) {
 	return readBounded(f)
 }
 
-// readBounded reads all of rd, refusing input longer than maxXargsInput.
+// readBounded reads all of rd, refusing input longer than maxNameInput.
 func readBounded(rd io.Reader) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(rd, maxXargsInput+1))
+	b, err := io.ReadAll(io.LimitReader(rd, maxNameInput+1))
 	if err != nil {
 		return nil, err
 	}
-	if len(b) > maxXargsInput {
-		return nil, fmt.Errorf("xargs input is longer than %d MiB; rein reads it ahead to check it for secret file names", maxXargsInput>>20)
+	if len(b) > maxNameInput {
+		return nil, fmt.Errorf("a file list longer than %d MiB; rein reads lists of file names ahead to check them for secrets", maxNameInput>>20)
 	}
 	return b, nil
 }
