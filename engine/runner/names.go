@@ -72,6 +72,16 @@ func nameInputOf(c *shellparse.Command) (nameInput, bool) {
 		}
 	case "cpio":
 		return fileList("-", false), true
+	case "parallel":
+		// Like xargs: a command per input line, {} replaced by it.
+		x := fileList("-", false)
+		x.replace, x.command = "{}", c.Argv[1:]
+		return x, true
+	case "git":
+		// Objects named on input: echo HEAD:.env | git cat-file --batch.
+		if c.Sub == "cat-file" && slices.ContainsFunc(c.Argv, func(a string) bool { return strings.HasPrefix(a, "--batch") }) {
+			return fileList("-", false), true
+		}
 	}
 	return nameInput{}, false
 }

@@ -508,7 +508,7 @@ func TestParseXargsOptions(t *testing.T) {
 func TestFileListsAreChecked(t *testing.T) {
 	needUnix(t)
 	r, dir := newRunner(t, `local rein = import 'rein.libsonnet';
-rein.presets.readonly + { allow+: ['tar *'] }`, nil)
+rein.presets.readonly + { allow+: ['tar *', 'parallel *'] }`, nil)
 	os.WriteFile(filepath.Join(dir, ".env"), []byte("API_KEY=LEAK1\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "names"), []byte("main.go\x00.env\x00"), 0o644)
@@ -517,6 +517,8 @@ rein.presets.readonly + { allow+: ['tar *'] }`, nil)
 		"printf 'main.go\\000.env' | wc -c --files0-from -",
 		"sort --files0-from=names",
 		"echo .env | tar -cf - -T - | cat",
+		"echo HEAD:.env | git cat-file --batch",
+		"echo env | parallel cat .{}",
 	} {
 		res := r.Run(context.Background(), text, runner.RunOptions{})
 		if strings.Contains(res.Stdout, "LEAK") || res.DeniedBy != "paths.deny" {
