@@ -344,6 +344,10 @@ func TestProcSecrets(t *testing.T) {
 		"grep -r TOKEN /proc",
 		"head -c 100 < /proc/self/environ",
 		"strings ~/.local/state/rein/rein.db",
+		"cat /etc/ssh/ssh_host_ed25519_key",
+		"cat /home/alice/.aws/credentials",
+		"cat /root/.ssh/authorized_keys",
+		"od -c /dev/mem",
 	} {
 		if d := p.Check(cmd); d.Verdict != policy.Deny || d.Rule != "paths.deny" {
 			t.Errorf("%q: %s by %s (%s)", cmd, d.Verdict, d.Rule, d.Reason)

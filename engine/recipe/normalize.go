@@ -16,7 +16,11 @@ var (
 	SecretPaths = []string{"~/.ssh/**", "~/.aws/**", "~/.gnupg/**", "~/.config/gcloud/**", "~/.azure/**", "~/.kube/**",
 		"~/.docker/config.json", "~/.netrc", "~/.git-credentials", "~/.npmrc", "~/.pypirc", "~/.config/gh/**",
 		"**/.env", "**/.env.*", "**/*.pem", "**/*.key", "**/id_rsa*", "**/id_ed25519*", "**/id_ecdsa*",
-		"/etc/shadow", "/etc/sudoers", "/etc/sudoers.d/**",
+		"/etc/shadow", "/etc/gshadow", "/etc/master.passwd", "/etc/sudoers", "/etc/sudoers.d/**",
+		"/etc/ssh/ssh_host_*key", "/etc/ssl/private/**", "/dev/mem", "/dev/kmem", "/dev/port",
+		// Other users' keys, for a rein running as root (or with their permissions).
+		"/root/.ssh/**", "/root/.aws/**", "/root/.gnupg/**", "/home/*/.ssh/**", "/home/*/.aws/**",
+		"/home/*/.gnupg/**", "/Users/*/.ssh/**", "/Users/*/.aws/**", "/Users/*/.gnupg/**",
 		// Another process's environment and memory (rein's own holds the
 		// model's API key), and the links through which /proc reaches any
 		// file the process can (/proc/PID/root/home/u/.ssh/id_rsa).
