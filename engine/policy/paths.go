@@ -147,9 +147,11 @@ func (m nameMatcher) match(name string) bool {
 // match returns the first glob matching the absolute path.
 func (ps pathSet) match(abs string) (string, bool) {
 	var split []string
-	for _, g := range ps.globs {
+	base := path.Base(abs)
+	for i := range ps.globs {
+		g := &ps.globs[i]
 		if g.base != "" {
-			if g.name.match(path.Base(abs)) {
+			if g.name.match(base) {
 				return g.raw, true
 			}
 			continue
