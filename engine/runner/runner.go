@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"mvdan.cc/sh/v3/expand"
@@ -131,76 +130,24 @@ func (r *Runner) Interpret(ctx context.Context, text string, opts RunOptions) *R
 	}
 	defer done()
 
-	var denial *policy.Decision // set by handlers; pipelines run them concurrently
-	var denialMu sync.Mutex
-	var shell *interp.Runner
-	shell, err = interp.New(
+	checks := &runChecks{runner: r, approved: opts.Approved}
+	shell, err := interp.New(
 		interp.Env(expand.ListEnviron(append(append([]string(nil), r.env...), opts.Env...)...)),
 		interp.Dir(dir),
 		interp.StdIO(stdin, stream{out, false}, stream{out, true}),
-		interp.CallHandler(func(ctx context.Context, args []string) ([]string, error) {
-			hc := interp.HandlerCtx(ctx)
-			_, isFunc := shell.Funcs[args[0]]
-			var d *policy.Decision
-			if isFunc {
-				d = r.policy.In(hc.Dir).CheckFunctionCall(args)
-			} else {
-				d = r.checkArgv(args, codeVars(hc.Env), hc.Dir)
-			}
-			if d.Verdict == policy.Deny || d.Verdict == policy.Ask && !opts.Approved {
-				denialMu.Lock()
-				denial = d
-				denialMu.Unlock()
-				return nil, errDenied
-			}
-			if isFunc {
-				return args, nil
-			}
-			return r.policy.GuardSearch(args), nil
-		}),
-		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc {
-			return func(ctx context.Context, args []string) error {
-				hc := interp.HandlerCtx(ctx)
-				stdin, refused, err := r.guardNameInput(args, hc.Dir, hc.Stdin)
-				switch {
-				case refused != nil:
-					denialMu.Lock()
-					denial = refused
-					denialMu.Unlock()
-					return errDenied
-				case err != nil:
-					fmt.Fprintf(hc.Stderr, "rein: %v\n", err)
-					return interp.ExitStatus(126)
-				}
-				return r.exec(ctx, args, stdin)
-			}
-		}),
-		interp.OpenHandler(func(ctx context.Context, path string, flag int, perm os.FileMode) (io.ReadWriteCloser, error) {
-			hc := interp.HandlerCtx(ctx)
-			write := flag&(os.O_WRONLY|os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_TRUNC) != 0
-			res := r.policy.CheckOpen(path, write, hc.Dir)
-			if real, linked := throughLinks(path, hc.Dir); linked && res.Verdict != policy.Deny {
-				if lr := r.policy.CheckOpen(real, write, hc.Dir); lr.Verdict == policy.Deny {
-					res = lr
-					res.Reason = fmt.Sprintf("%s leads to %s: %s", path, real, lr.Reason)
-				}
-			}
-			if res.Verdict == policy.Deny || res.Verdict == policy.Ask && !opts.Approved {
-				return nil, &os.PathError{Op: "open", Path: path, Err: fmt.Errorf("refused by rein (rule %s: %s)", res.Rule, res.Reason)}
-			}
-			return interp.DefaultOpenHandler()(ctx, path, flag, perm)
-		}),
+		interp.CallHandler(checks.call),
+		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return checks.exec }),
+		interp.OpenHandler(checks.open),
 	)
 	if err != nil {
 		return Failed("cannot start the interpreter: %v", err)
 	}
+	checks.shell = shell
 	err = shell.Run(ctx, file)
-	denialMu.Lock()
-	defer denialMu.Unlock()
 	res := &Result{DurationMS: time.Since(start).Milliseconds()}
 	out.fill(res)
 	var status interp.ExitStatus
-	switch {
+	switch denial := checks.denied(); {
 	case denial != nil:
 		d := Denied(denial)
 		d.Error = "stopped at run time: " + d.Error

@@ -1,0 +1,95 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"mvdan.cc/sh/v3/interp"
+
+	"github.com/reinsh/rein/engine/policy"
+)
+
+// runChecks are the run-time checks of one interpretation: the handlers the
+// interpreter calls before it runs a command, starts a program or opens a
+// file, and the first denial they met (which stops the script).
+type runChecks struct {
+	runner   *Runner
+	approved bool
+	shell    *interp.Runner // for the functions the script declared
+
+	mu     sync.Mutex // pipelines run handlers concurrently
+	denial *policy.Decision
+}
+
+func (c *runChecks) refuse(d *policy.Decision) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.denial == nil {
+		c.denial = d
+	}
+	return errDenied
+}
+
+// denied is the first denial met, or nil.
+func (c *runChecks) denied() *policy.Decision {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.denial
+}
+
+func (c *runChecks) stops(v policy.Verdict) bool {
+	return v == policy.Deny || v == policy.Ask && !c.approved
+}
+
+// call vets every command with its final argv (functions by name), and
+// returns the argv to run: a program walking folders gets exclusions for
+// secret files.
+func (c *runChecks) call(ctx context.Context, args []string) ([]string, error) {
+	r, hc := c.runner, interp.HandlerCtx(ctx)
+	if _, isFunc := c.shell.Funcs[args[0]]; isFunc {
+		if d := r.policy.In(hc.Dir).CheckFunctionCall(args); c.stops(d.Verdict) {
+			return nil, c.refuse(d)
+		}
+		return args, nil
+	}
+	if d := r.checkArgv(args, codeVars(hc.Env), hc.Dir); c.stops(d.Verdict) {
+		return nil, c.refuse(d)
+	}
+	return r.policy.GuardSearch(args), nil
+}
+
+// exec starts a program, after checking the file names it takes from its
+// input (xargs, sort --files0-from=-, ...).
+func (c *runChecks) exec(ctx context.Context, args []string) error {
+	r, hc := c.runner, interp.HandlerCtx(ctx)
+	stdin, refused, err := r.guardNameInput(args, hc.Dir, hc.Stdin)
+	switch {
+	case refused != nil:
+		return c.refuse(refused)
+	case err != nil:
+		fmt.Fprintf(hc.Stderr, "rein: %v\n", err)
+		return interp.ExitStatus(126)
+	}
+	return r.exec(ctx, args, stdin)
+}
+
+// open enforces the redirect rules on every file the shell opens, also as
+// the file it reaches through symbolic links.
+func (c *runChecks) open(ctx context.Context, path string, flag int, perm os.FileMode) (io.ReadWriteCloser, error) {
+	r, hc := c.runner, interp.HandlerCtx(ctx)
+	write := flag&(os.O_WRONLY|os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_TRUNC) != 0
+	res := r.policy.CheckOpen(path, write, hc.Dir)
+	if real, linked := throughLinks(path, hc.Dir); linked && res.Verdict != policy.Deny {
+		if lr := r.policy.CheckOpen(real, write, hc.Dir); lr.Verdict == policy.Deny {
+			res = lr
+			res.Reason = fmt.Sprintf("%s leads to %s: %s", path, real, lr.Reason)
+		}
+	}
+	if c.stops(res.Verdict) {
+		return nil, &os.PathError{Op: "open", Path: path, Err: fmt.Errorf("refused by rein (rule %s: %s)", res.Rule, res.Reason)}
+	}
+	return interp.DefaultOpenHandler()(ctx, path, flag, perm)
+}
