@@ -12,8 +12,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -434,71 +432,6 @@ func systemPath(path string) bool {
 		}
 	}
 	return false
-}
-
-// secretArg denies a command whose arguments name a secret path.
-func (p *Policy) secretArg(c *shellparse.Command) *Result {
-	for _, w := range c.Words[1:] {
-		if w.Dynamic {
-			// ~/.ssh/* lists a secret folder whatever it expands to; other
-			// dynamic words are checked again at run time, expanded.
-			if dir, ok := w.GlobDir(); ok {
-				if pat, ok := p.secret.match(p.secret.resolve(dir, p.cwd)); ok {
-					return &Result{Deny, "paths.deny", fmt.Sprintf("%s names %s, files in the secret path %s", c.Name, w.Value, pat)}
-				}
-			}
-			continue
-		}
-		if w.Value == "" {
-			continue
-		}
-		v := w.Value
-		if v[0] == '-' {
-			_, val, ok := strings.Cut(v, "=")
-			if !ok || val == "" {
-				continue
-			}
-			v = val
-		}
-		// REV:PATH (git show HEAD:.env) and HOST:PATH (scp) too.
-		if pat, ok := p.SecretWord(v); ok {
-			return &Result{Deny, "paths.deny", fmt.Sprintf("%s names %s, which matches the secret path %s", c.Name, v, pat)}
-		}
-	}
-	return nil
-}
-
-// SecretWord reports whether a word, taken as a path from the policy's
-// working folder, names a secret (or does after a colon, as in HEAD:.env),
-// and which secret glob it matches. Runners use it on words that reach a
-// program other than through its argv (xargs input).
-func (p *Policy) SecretWord(v string) (string, bool) {
-	if v == "" {
-		return "", false
-	}
-	if pat, ok := p.secretPath(v); ok {
-		return pat, true
-	}
-	if i := strings.LastIndexByte(v, ':'); i >= 0 && i+1 < len(v) {
-		return p.secretPath(v[i+1:])
-	}
-	return "", false
-}
-
-// secretPath matches one path argument against the secret globs.
-func (p *Policy) secretPath(v string) (string, bool) {
-	if p.cwdClear && plainRelative(v) {
-		// A plain relative path stays below cwd, where no anchored
-		// secret glob reaches: only its base name can match.
-		return p.secret.matchName(path.Base(filepath.ToSlash(v)))
-	}
-	return p.secret.match(p.secret.resolve(v, p.cwd))
-}
-
-// plainRelative reports whether a path argument stays below the working
-// folder: not absolute, not from ~, no "..".
-func plainRelative(v string) bool {
-	return !strings.HasPrefix(v, "/") && !strings.HasPrefix(v, "~") && !strings.HasPrefix(v, `\`) && !strings.Contains(v, "..")
 }
 
 // commandCheck evaluates each-rules for one simple command, building the
