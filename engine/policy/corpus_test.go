@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -162,6 +163,19 @@ func FuzzVet(f *testing.F) {
 				if c.Verdict != policy.Allow {
 					t.Fatalf("allowed script with a %s command %q", c.Verdict, c.Text)
 				}
+			}
+		}
+		// The run-time exclusions only ever add words: what was asked for
+		// still runs, in its order.
+		for _, argv := range [][]string{strings.Fields(text), append([]string{"find"}, strings.Fields(text)...), append([]string{"grep", "-r"}, strings.Fields(text)...)} {
+			guarded := p.GuardSearch(argv)
+			rest := guarded
+			for _, a := range argv {
+				i := slices.Index(rest, a)
+				if i < 0 {
+					t.Fatalf("GuardSearch(%q) = %q lost %q", argv, guarded, a)
+				}
+				rest = rest[i+1:]
 			}
 		}
 	})
