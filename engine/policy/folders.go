@@ -257,11 +257,11 @@ func (p *Policy) GuardSearch(argv []string) []string {
 		if !grepRecursive(&shellparse.Command{Words: words}) {
 			return argv
 		}
-		option = "--exclude="
+		argv, option = unfollow(argv, 'R', 'r', "defmABCD", map[string]string{"--dereference-recursive": "--recursive"}), "--exclude="
 	case "rg":
-		option = "--glob=!"
+		argv, option = unfollow(argv, 'L', 0, "efgtTABCmjMEdr", map[string]string{"--follow": ""}), "--glob=!"
 	case "fd", "fdfind":
-		option = "--exclude="
+		argv, option = unfollow(argv, 'L', 0, "etdEcxXjSo", map[string]string{"--follow": ""}), "--exclude="
 	case "find":
 		return guardFind(argv, names)
 	default:
@@ -275,11 +275,76 @@ func (p *Policy) GuardSearch(argv []string) []string {
 	return append(out, argv[1:]...)
 }
 
+// unfollow keeps a walking program from following symbolic links: a link
+// in the workspace (a cloned repository may hold `up -> ../..`) would lead
+// its walk to folders no argument named. The short flag follow becomes
+// instead (or goes, when instead is 0) in every cluster, up to a flag that
+// takes a value (valued: the rest of the word, or the next word, is that
+// value); long flags are replaced by their entry in long ("" drops them).
+// Words after -- are left alone.
+func unfollow(argv []string, follow, instead byte, valued string, long map[string]string) []string {
+	out := []string{argv[0]}
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		if a == "--" {
+			return append(out, argv[i:]...)
+		}
+		if repl, ok := long[a]; ok {
+			if repl != "" {
+				out = append(out, repl)
+			}
+			continue
+		}
+		if len(a) < 2 || a[0] != '-' || a[1] == '-' {
+			out = append(out, a)
+			continue
+		}
+		b := []byte{'-'}
+		for j := 1; j < len(a); j++ {
+			c := a[j]
+			if strings.IndexByte(valued, c) >= 0 {
+				b = append(b, a[j:]...)
+				if j == len(a)-1 && i+1 < len(argv) {
+					out = append(out, string(b))
+					i++
+					b = []byte(argv[i]) // the value, as it is
+				}
+				break
+			}
+			if c == follow {
+				if instead == 0 {
+					continue
+				}
+				c = instead
+			}
+			b = append(b, c)
+		}
+		if string(b) != "-" {
+			out = append(out, string(b))
+		}
+	}
+	return out
+}
+
 // guardFind puts `( -name N1 -o -name N2 ... ) -prune -o` in front of find's
 // expression, so files with those names are neither listed nor handed to an
 // action, and parenthesises the expression (with -print when it has no
 // action of its own, as find would add).
 func guardFind(argv, names []string) []string {
+	// Not following links: -L becomes -P and -follow -true (-H, which
+	// follows only the links named as start points, is checked like any
+	// argument).
+	argv = slices.Clone(argv)
+	for k := 1; k < len(argv) && strings.HasPrefix(argv[k], "-") && !findTests[argv[k]]; k++ {
+		if argv[k] == "-L" {
+			argv[k] = "-P"
+		}
+	}
+	for k := 2; k < len(argv); k++ {
+		if argv[k] == "-follow" && !findTests[argv[k-1]] {
+			argv[k] = "-true"
+		}
+	}
 	i := 1
 	for i < len(argv) && (argv[i] == "-H" || argv[i] == "-L" || argv[i] == "-P" || argv[i] == "-D" || strings.HasPrefix(argv[i], "-O")) {
 		if argv[i] == "-D" {
@@ -326,6 +391,17 @@ func findExpression(w string) bool {
 var findGlobalOptions = map[string]int{
 	"-maxdepth": 2, "-mindepth": 2, "-regextype": 2, "-depth": 1, "-d": 1, "-xdev": 1, "-mount": 1,
 	"-follow": 1, "-noleaf": 1, "-ignore_readdir_race": 1, "-noignore_readdir_race": 1, "-warn": 1, "-nowarn": 1,
+}
+
+// findTests are find's tests and actions that take a value (the next word).
+var findTests = map[string]bool{
+	"-name": true, "-iname": true, "-path": true, "-ipath": true, "-wholename": true, "-iwholename": true,
+	"-lname": true, "-ilname": true, "-regex": true, "-iregex": true, "-newer": true, "-anewer": true,
+	"-cnewer": true, "-samefile": true, "-user": true, "-group": true, "-perm": true, "-type": true,
+	"-xtype": true, "-size": true, "-links": true, "-inum": true, "-uid": true, "-gid": true, "-mtime": true,
+	"-atime": true, "-ctime": true, "-mmin": true, "-amin": true, "-cmin": true, "-used": true,
+	"-fstype": true, "-context": true, "-printf": true, "-fprint": true, "-fprintf": true, "-fprint0": true,
+	"-fls": true, "-maxdepth": true, "-mindepth": true, "-regextype": true, "-D": true,
 }
 
 // findActions are find's actions: with none, find prints what matches.

@@ -394,6 +394,23 @@ func TestGuardSearch(t *testing.T) {
 	if got := strings.Join(p.GuardSearch([]string{"rg", "KEY"}), " "); !strings.Contains(got, "--glob=!.env ") || !strings.HasSuffix(got, " KEY") {
 		t.Errorf("rg: %s", got)
 	}
+	// Walks do not follow symbolic links out of the folders named.
+	for argv, want := range map[string]string{
+		"grep -Rn KEY .":                     " -rn KEY .",
+		"grep --dereference-recursive KEY .": " --recursive KEY .",
+		"grep -r -e -R .":                    " -r -e -R .",
+		"grep -reR .":                        " -reR .",
+		"grep -R -- -R .":                    " -r -- -R .",
+		"rg -L KEY":                          "* KEY",
+		"rg -iL --follow KEY":                "* -i KEY",
+		"rg -e -L KEY":                       "* -e -L KEY",
+	} {
+		got := strings.Join(p.GuardSearch(strings.Fields(argv)), " ")
+		suffix := strings.TrimPrefix(want, "*")
+		if !strings.HasSuffix(got, suffix) || strings.Count(got, "-L") != strings.Count(suffix, "-L") {
+			t.Errorf("%s: got %s, want it to end in %q", argv, got, suffix)
+		}
+	}
 	secrets := "( -name .env -o -name .env.* -o -name *.pem -o -name *.key -o -name id_rsa* -o -name id_ed25519* -o -name id_ecdsa* ) -prune -o"
 	for argv, want := range map[string]string{
 		"find":                              "find " + secrets + " -print",
@@ -404,6 +421,7 @@ func TestGuardSearch(t *testing.T) {
 		"find . -maxdepth":                  "find . -maxdepth " + secrets + " -print",
 		"find . -name a -o -name b":         "find . " + secrets + " ( -name a -o -name b ) -print",
 		"find . -depth -xdev ! -name a":     "find . -depth -xdev " + secrets + " ( ! -name a ) -print",
+		"find -L . -follow -name -follow":   "find -P . " + secrets + " ( -true -name -follow ) -print",
 	} {
 		if got := strings.Join(p.GuardSearch(strings.Fields(argv)), " "); got != want {
 			t.Errorf("%s:\n got %s\nwant %s", argv, got, want)

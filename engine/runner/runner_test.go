@@ -529,3 +529,24 @@ rein.presets.readonly + { allow+: ['tar *', 'parallel *'] }`, nil)
 		t.Errorf("an ordinary list: %+v", res)
 	}
 }
+
+// A walk does not follow a symbolic link out of the folder it was given: a
+// cloned repository can hold `up -> ../..`.
+func TestWalksDoNotFollowLinks(t *testing.T) {
+	needUnix(t)
+	outside := t.TempDir()
+	os.MkdirAll(filepath.Join(outside, "vault"), 0o755)
+	os.WriteFile(filepath.Join(outside, "vault", "key.txt"), []byte("needle VAULTKEY-12345\n"), 0o644)
+	r, dir := newRunner(t, "local rein = import 'rein.libsonnet';\nrein.presets.readonly + { paths+: { deny+: ['"+outside+"/vault/**'] } }\n", nil)
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("needle in the workspace\n"), 0o644)
+	os.Symlink(outside, filepath.Join(dir, "up"))
+	for _, text := range []string{"grep -R needle .", "grep -rn --dereference-recursive needle .", "find -L . -type f -exec cat {} +", "find . -follow -type f -exec cat {} +"} {
+		res := r.Run(context.Background(), text, runner.RunOptions{})
+		if strings.Contains(res.Stdout, "VAULTKEY") {
+			t.Errorf("%s followed the link: %q", text, res.Stdout)
+		}
+		if !strings.Contains(res.Stdout, "needle in the workspace") {
+			t.Errorf("%s: the workspace file was not read: %+v", text, res)
+		}
+	}
+}
