@@ -305,9 +305,9 @@ func unfollow(argv []string, follow, instead byte, valued string, long map[strin
 			if strings.IndexByte(valued, c) >= 0 {
 				b = append(b, a[j:]...)
 				if j == len(a)-1 && i+1 < len(argv) {
-					out = append(out, string(b))
 					i++
-					b = []byte(argv[i]) // the value, as it is
+					out = append(out, string(b), argv[i]) // the value, as it is
+					b = nil
 				}
 				break
 			}
@@ -319,7 +319,7 @@ func unfollow(argv []string, follow, instead byte, valued string, long map[strin
 			}
 			b = append(b, c)
 		}
-		if string(b) != "-" {
+		if len(b) > 1 {
 			out = append(out, string(b))
 		}
 	}
