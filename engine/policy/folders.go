@@ -264,6 +264,8 @@ func (p *Policy) GuardSearch(argv []string) []string {
 		argv, option = unfollow(argv, 'L', 0, "etdEcxXjSo", map[string]string{"--follow": ""}), "--exclude="
 	case "find":
 		return guardFind(argv, names)
+	case "git":
+		return guardGitGrep(argv, names)
 	default:
 		return argv
 	}
@@ -324,6 +326,61 @@ func unfollow(argv []string, follow, instead byte, valued string, long map[strin
 		}
 	}
 	return out
+}
+
+// guardGitGrep adds pathspecs excluding secret names to git grep, which
+// searches tracked files (a committed .env among them). It does so only
+// where the pathspecs are known: after an existing --, or when nothing
+// follows the pattern (git grep -n KEY); otherwise argv is left as it is.
+func guardGitGrep(argv, names []string) []string {
+	i := 1
+	for i < len(argv) && strings.HasPrefix(argv[i], "-") {
+		if argv[i] == "-C" || argv[i] == "-c" {
+			i++
+		}
+		i++
+	}
+	if i >= len(argv) || argv[i] != "grep" {
+		return argv
+	}
+	patternGiven := false // by -e or -f
+	var operands int
+	dashdash := false
+	for k := i + 1; k < len(argv); k++ {
+		a := argv[k]
+		switch {
+		case a == "--":
+			dashdash = true
+			k = len(argv)
+		case len(a) > 1 && a[0] == '-' && a[1] != '-':
+			last := a[len(a)-1]
+			if strings.ContainsRune(a, 'e') || strings.ContainsRune(a, 'f') {
+				patternGiven = true
+			}
+			if strings.IndexByte("efABCm", last) >= 0 && k+1 < len(argv) {
+				k++ // its value
+			}
+		case a == "--regexp" || a == "--file" || strings.HasPrefix(a, "--regexp=") || strings.HasPrefix(a, "--file="):
+			patternGiven = true
+			if !strings.Contains(a, "=") {
+				k++
+			}
+		case strings.HasPrefix(a, "--"):
+		default:
+			operands++
+		}
+	}
+	excludes := make([]string, len(names))
+	for k, n := range names {
+		excludes[k] = ":(exclude,glob)**/" + n
+	}
+	switch {
+	case dashdash:
+		return append(slices.Clone(argv), excludes...)
+	case operands == 0 && patternGiven || operands == 1 && !patternGiven:
+		return append(append(slices.Clone(argv), "--", "."), excludes...)
+	}
+	return argv
 }
 
 // guardFind puts `( -name N1 -o -name N2 ... ) -prune -o` in front of find's

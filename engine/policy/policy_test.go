@@ -428,3 +428,23 @@ func TestGuardSearch(t *testing.T) {
 		}
 	}
 }
+
+func TestGuardGitGrep(t *testing.T) {
+	p := presetPolicy(t, "readonly")
+	ex := " :(exclude,glob)**/.env :(exclude,glob)**/.env.*"
+	for argv, want := range map[string]string{
+		"git grep -n KEY":          "git grep -n KEY -- ." + ex,
+		"git grep -e KEY":          "git grep -e KEY -- ." + ex,
+		"git -C sub grep -A 2 KEY": "git -C sub grep -A 2 KEY -- ." + ex,
+		"git grep KEY -- src":      "git grep KEY -- src" + ex,
+		"git grep KEY src":         "git grep KEY src",
+		"git grep KEY HEAD":        "git grep KEY HEAD",
+		"git log -p":               "git log -p",
+		"git grep --regexp=KEY":    "git grep --regexp=KEY -- ." + ex,
+	} {
+		got := strings.Join(p.GuardSearch(strings.Fields(argv)), " ")
+		if !strings.HasPrefix(got, want) || got != want && !strings.HasPrefix(got[len(want):], " :(exclude") {
+			t.Errorf("%s:\n got %s\nwant %s…", argv, got, want)
+		}
+	}
+}

@@ -550,3 +550,27 @@ func TestWalksDoNotFollowLinks(t *testing.T) {
 		}
 	}
 }
+
+// git grep searches tracked files: a committed .env is left out.
+func TestGitGrepSkipsSecretFiles(t *testing.T) {
+	needUnix(t)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	r, dir := newRunner(t, "readonly", nil)
+	os.WriteFile(filepath.Join(dir, ".env"), []byte("API_KEY=LEAK1\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte("// reads API_KEY\n"), 0o644)
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "x"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	for _, text := range []string{"git grep -n API_KEY", "git grep API_KEY -- .", "git grep -e API_KEY"} {
+		res := r.Run(context.Background(), text, runner.RunOptions{})
+		if strings.Contains(res.Stdout, "LEAK") || !strings.Contains(res.Stdout, "main.go") {
+			t.Errorf("%s: %+v", text, res)
+		}
+	}
+}
