@@ -408,10 +408,7 @@ func TestRecursiveSearchSkipsSecretFiles(t *testing.T) {
 func TestFindSkipsSecretFiles(t *testing.T) {
 	needUnix(t)
 	r, dir := newRunner(t, "readonly", nil)
-	os.MkdirAll(filepath.Join(dir, "config"), 0o755)
-	os.WriteFile(filepath.Join(dir, ".env"), []byte("API_KEY=LEAK1\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "config", "server.pem"), []byte("LEAK2\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o644)
+	secretFiles(t, dir)
 	for _, text := range []string{
 		"find . -type f -exec cat {} +",
 		"find . -type f | xargs cat",
@@ -445,10 +442,7 @@ func TestFindSkipsSecretFiles(t *testing.T) {
 func TestXargsInputIsChecked(t *testing.T) {
 	needUnix(t)
 	r, dir := newRunner(t, "readonly", nil)
-	os.MkdirAll(filepath.Join(dir, "config"), 0o755)
-	os.WriteFile(filepath.Join(dir, ".env"), []byte("API_KEY=LEAK1\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "config", "server.pem"), []byte("LEAK2\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o644)
+	secretFiles(t, dir)
 	os.WriteFile(filepath.Join(dir, "list.txt"), []byte("main.go\n.env\n"), 0o644)
 	os.Symlink(".env", filepath.Join(dir, "settings"))
 	for _, text := range []string{
@@ -571,6 +565,18 @@ func TestGitGrepSkipsSecretFiles(t *testing.T) {
 		res := r.Run(context.Background(), text, runner.RunOptions{})
 		if strings.Contains(res.Stdout, "LEAK") || !strings.Contains(res.Stdout, "main.go") {
 			t.Errorf("%s: %+v", text, res)
+		}
+	}
+}
+
+// secretFiles puts files named like secrets (whose contents say LEAK) and
+// an ordinary main.go into dir.
+func secretFiles(t *testing.T, dir string) {
+	t.Helper()
+	os.MkdirAll(filepath.Join(dir, "config"), 0o755)
+	for name, text := range map[string]string{".env": "API_KEY=LEAK1\n", "config/server.pem": "LEAK2\n", "main.go": "package main\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
