@@ -74,6 +74,8 @@ var readonlyDenied = []struct{ class, command string }{
 	{"tree output file", "tree -o out.txt"},
 	{"uniq output file", "uniq in.txt out.txt"},
 	{"awk output redirection", `awk '{print > "out"}' f`},
+	{"awk reads a file it was not given", `awk 'BEGIN{ARGV[1]=".env"} {print}' x`},
+	{"awk includes a file", `awk '@include ".env"'`},
 	{"sed e flag", "sed 's/x/id/e' f"},
 	{"sed long expression option", "sed --expression='w out' f"},
 	{"secret folder itself", "grep -r key ~/.ssh"},

@@ -164,8 +164,8 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
     rein.rule(
       'awk-no-side-effects',
       'deny',
-      'this awk program can run commands or write files (system, getline, |, >, -f); use grep, cut or sort, or an awk program without them',
-      each='cmd.name in ["awk", "gawk", "mawk", "nawk"] && (hasFlag(cmd, "-f", "--file", "-i", "--include", "-l", "--load", "-E", "--exec") || any(cmd.positionals, {# matches "system|getline|[|>]|@load|close\\\\(|fflush"}))',
+      'this awk program can run commands, write files or read files it was not given (system, getline, |, >, -f, ARGV, @include); use grep, cut or sort, or an awk program without them',
+      each='cmd.name in ["awk", "gawk", "mawk", "nawk"] && (hasFlag(cmd, "-f", "--file", "-i", "--include", "-l", "--load", "-E", "--exec") || any(cmd.positionals, {# matches "system|getline|[|>]|@load|@include|ARGV|close\\\\(|fflush"}))',
     ),
     rein.rule(
       'sed-no-write',
@@ -282,6 +282,8 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
       'cat ~/.aws/*',
       'cat /proc/self/environ',
       'cat /proc/self/cwd/../.aws/credentials',
+      'awk \'BEGIN{ARGV[1]=".env"} {print}\' x',
+      'awk \'@include ".env"\'',
     ],
   },
 }
