@@ -265,7 +265,7 @@ func (p *Policy) GuardSearch(argv []string) []string {
 	case "find":
 		return guardFind(argv, names)
 	case "git":
-		return guardGitGrep(argv, names)
+		return guardGit(argv, names)
 	default:
 		return argv
 	}
@@ -328,11 +328,13 @@ func unfollow(argv []string, follow, instead byte, valued string, long map[strin
 	return out
 }
 
-// guardGitGrep adds pathspecs excluding secret names to git grep, which
-// searches tracked files (a committed .env among them). It does so only
-// where the pathspecs are known: after an existing --, or when nothing
-// follows the pattern (git grep -n KEY); otherwise argv is left as it is.
-func guardGitGrep(argv, names []string) []string {
+// guardGit adds pathspecs excluding secret names to the git commands that
+// print tracked files' contents (a committed .env among them): grep, and
+// the patches of diff, show and log -p. It does so only where git's
+// pathspecs are known: after an existing --, or when no operand could be
+// one (git grep -n KEY, git diff --cached, git log -p); otherwise argv is
+// left as it is.
+func guardGit(argv, names []string) []string {
 	i := 1
 	for i < len(argv) && strings.HasPrefix(argv[i], "-") {
 		if argv[i] == "-C" || argv[i] == "-c" {
@@ -340,35 +342,47 @@ func guardGitGrep(argv, names []string) []string {
 		}
 		i++
 	}
-	if i >= len(argv) || argv[i] != "grep" {
+	if i >= len(argv) {
 		return argv
 	}
-	patternGiven := false // by -e or -f
-	var operands int
+	sub := argv[i]
+	switch sub {
+	case "grep", "diff", "show":
+	case "log", "whatchanged":
+		if !slices.ContainsFunc(argv[i+1:], func(a string) bool { return a == "-p" || a == "-u" || a == "--patch" }) {
+			return argv
+		}
+	default:
+		return argv
+	}
+	patternGiven := false // git grep's, by -e or -f
+	operands := 0
 	dashdash := false
-	for k := i + 1; k < len(argv); k++ {
+	for k := i + 1; k < len(argv) && !dashdash; k++ {
 		a := argv[k]
 		switch {
 		case a == "--":
 			dashdash = true
-			k = len(argv)
-		case len(a) > 1 && a[0] == '-' && a[1] != '-':
-			last := a[len(a)-1]
-			if strings.ContainsRune(a, 'e') || strings.ContainsRune(a, 'f') {
+		case sub == "grep" && len(a) > 1 && a[0] == '-' && a[1] != '-':
+			if strings.ContainsAny(a, "ef") {
 				patternGiven = true
 			}
-			if strings.IndexByte("efABCm", last) >= 0 && k+1 < len(argv) {
+			if strings.IndexByte("efABCm", a[len(a)-1]) >= 0 && k+1 < len(argv) {
 				k++ // its value
 			}
-		case a == "--regexp" || a == "--file" || strings.HasPrefix(a, "--regexp=") || strings.HasPrefix(a, "--file="):
+		case sub == "grep" && (a == "--regexp" || a == "--file" || strings.HasPrefix(a, "--regexp=") || strings.HasPrefix(a, "--file=")):
 			patternGiven = true
 			if !strings.Contains(a, "=") {
 				k++
 			}
-		case strings.HasPrefix(a, "--"):
+		case strings.HasPrefix(a, "-"):
 		default:
 			operands++
 		}
+	}
+	free := 0 // operands that are not pathspecs: grep's pattern
+	if sub == "grep" && !patternGiven {
+		free = 1
 	}
 	excludes := make([]string, len(names))
 	for k, n := range names {
@@ -377,7 +391,7 @@ func guardGitGrep(argv, names []string) []string {
 	switch {
 	case dashdash:
 		return append(slices.Clone(argv), excludes...)
-	case operands == 0 && patternGiven || operands == 1 && !patternGiven:
+	case operands == free:
 		return append(append(slices.Clone(argv), "--", "."), excludes...)
 	}
 	return argv

@@ -431,7 +431,7 @@ func TestGuardSearch(t *testing.T) {
 	}
 }
 
-func TestGuardGitGrep(t *testing.T) {
+func TestGuardGit(t *testing.T) {
 	p := presetPolicy(t, "readonly")
 	ex := " :(exclude,glob)**/.env :(exclude,glob)**/.env.*"
 	for argv, want := range map[string]string{
@@ -441,7 +441,14 @@ func TestGuardGitGrep(t *testing.T) {
 		"git grep KEY -- src":      "git grep KEY -- src" + ex,
 		"git grep KEY src":         "git grep KEY src",
 		"git grep KEY HEAD":        "git grep KEY HEAD",
-		"git log -p":               "git log -p",
+		"git log -p":               "git log -p -- ." + ex,
+		"git log --oneline":        "git log --oneline",
+		"git diff":                 "git diff -- ." + ex,
+		"git diff --cached":        "git diff --cached -- ." + ex,
+		"git diff HEAD~1":          "git diff HEAD~1",
+		"git show":                 "git show -- ." + ex,
+		"git show HEAD":            "git show HEAD",
+		"git status":               "git status",
 		"git grep --regexp=KEY":    "git grep --regexp=KEY -- ." + ex,
 	} {
 		got := strings.Join(p.GuardSearch(strings.Fields(argv)), " ")

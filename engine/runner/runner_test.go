@@ -545,8 +545,9 @@ func TestWalksDoNotFollowLinks(t *testing.T) {
 	}
 }
 
-// git grep searches tracked files: a committed .env is left out.
-func TestGitGrepSkipsSecretFiles(t *testing.T) {
+// git grep, diff, show and log -p print tracked files: a committed .env is
+// left out.
+func TestGitSkipsSecretFiles(t *testing.T) {
 	needUnix(t)
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
@@ -561,7 +562,9 @@ func TestGitGrepSkipsSecretFiles(t *testing.T) {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	for _, text := range []string{"git grep -n API_KEY", "git grep API_KEY -- .", "git grep -e API_KEY"} {
+	os.WriteFile(filepath.Join(dir, ".env"), []byte("API_KEY=LEAK2\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte("// reads API_KEY from main.go\n"), 0o644)
+	for _, text := range []string{"git grep -n API_KEY", "git grep API_KEY -- .", "git grep -e API_KEY", "git diff", "git log -p", "git show"} {
 		res := r.Run(context.Background(), text, runner.RunOptions{})
 		if strings.Contains(res.Stdout, "LEAK") || !strings.Contains(res.Stdout, "main.go") {
 			t.Errorf("%s: %+v", text, res)
