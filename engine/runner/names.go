@@ -71,10 +71,21 @@ func nameInputOf(c *shellparse.Command) (nameInput, bool) {
 			return fileList("-", false), true
 		}
 	case "cpio":
-		return fileList("-", false), true
+		// cpio -o (--create) archives the files named on its input.
+		if slices.ContainsFunc(c.Argv[1:], func(a string) bool {
+			return a == "--create" || len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a, 'o') > 0
+		}) {
+			return fileList("-", false), true
+		}
 	case "parallel":
-		// Like xargs: a command per input line, {} replaced by it.
+		// Like xargs: a command per input line (or per line of the file
+		// after ::::), {} replaced by it; ::: gives them on the command line.
 		x := fileList("-", false)
+		if k := slices.Index(c.Argv, "::::"); k >= 0 && k+1 < len(c.Argv) {
+			x = fileList(c.Argv[k+1], false)
+		} else if slices.Contains(c.Argv, ":::") {
+			return nameInput{}, false
+		}
 		x.replace, x.command = "{}", c.Argv[1:]
 		return x, true
 	case "git":

@@ -513,6 +513,7 @@ rein.presets.readonly + { allow+: ['tar *', 'parallel *'] }`, nil)
 		"echo .env | tar -cf - -T - | cat",
 		"echo HEAD:.env | git cat-file --batch",
 		"echo env | parallel cat .{}",
+		"printf '.env\\n' | parallel cat :::: -",
 	} {
 		res := r.Run(context.Background(), text, runner.RunOptions{})
 		if strings.Contains(res.Stdout, "LEAK") || res.DeniedBy != "paths.deny" {
