@@ -11,6 +11,7 @@ import (
 // command it runs can be found after them.
 type optionSyntax struct {
 	shortValue string   // short options that take a value (-u root, -uroot)
+	optValue   string   // short options whose value is optional and attached (xargs -i{})
 	longValue  []string // long options that take a value when not written with =
 	noRun      string   // short options after which nothing is run (command -v)
 	noRunLong  []string
@@ -34,15 +35,16 @@ var wrappers = map[string]optionSyntax{
 	"chrt":    {shortValue: "TPD", longValue: []string{"--sched-runtime", "--sched-period", "--sched-deadline"}, noRun: "pm", noRunLong: []string{"--pid", "--max"}, skip: 1},
 	"taskset": {noRun: "p", noRunLong: []string{"--pid"}, skip: 1},
 	"setsid":  {},
-	"xargs":   {shortValue: "aEdILnPs", longValue: []string{"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"}},
+	"xargs":   {shortValue: "aEdILnPs", optValue: "eil", longValue: []string{"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"}},
 	"ssh":     {shortValue: "BbcDEeFIiJLlmOoPpQRSWw"},
 }
 
 var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "ash": true, "yash": true, "fish": true, "rbash": true}
 
 // skipOptions returns the index of the first word after a wrapper's options
-// (and its NAME=VALUE words, if any), the assignments seen, the values of
-// short options by letter, and whether the wrapper runs a command at all.
+// (and its NAME=VALUE words, if any), the assignments seen, the options
+// given ("-d", "--null"; with their values, "" for flags), and whether the
+// wrapper runs a command at all.
 func skipOptions(words []Word, syn optionSyntax) (next int, env map[string]string, values map[string]string, runs bool) {
 	i := 1
 	runs = true
@@ -85,6 +87,11 @@ options:
 					setValue("-"+string(c), value)
 					break
 				}
+				if strings.IndexByte(syn.optValue, c) >= 0 {
+					setValue("-"+string(c), v[j+1:])
+					break
+				}
+				setValue("-"+string(c), "")
 			}
 			i++
 		case syn.assigns && isAssignment(v) && !words[i].Dynamic:

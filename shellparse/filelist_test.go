@@ -1,0 +1,56 @@
+package shellparse
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestNameInputOf(t *testing.T) {
+	tests := []struct {
+		argv string
+		want *NameInput // nil: takes no list of names
+	}{
+		{"xargs cat", &NameInput{Command: []string{"cat"}}},
+		{"xargs -0 -n 1 cat", &NameInput{Null: true, Command: []string{"cat"}}},
+		{"xargs -d , -r grep x", &NameInput{Delim: ",", Command: []string{"grep", "x"}}},
+		{"xargs -I{} cat .{}", &NameInput{Replace: "{}", Command: []string{"cat", ".{}"}}},
+		{"xargs -i cat {}", &NameInput{Replace: "{}", Command: []string{"cat", "{}"}}},
+		{"xargs --replace=% cat %", &NameInput{Replace: "%", Command: []string{"cat", "%"}}},
+		{"xargs -a list.txt cat", &NameInput{File: "list.txt", Command: []string{"cat"}}},
+		{"xargs --null --delimiter='\\n' cat", &NameInput{Null: true, Delim: "\n", Command: []string{"cat"}}},
+		{"sort --files0-from=-", &NameInput{Null: true}},
+		{"wc -c --files0-from names", &NameInput{Null: true, File: "names"}},
+		{"tar -cf - -T list", &NameInput{File: "list"}},
+		{"zip out -@", &NameInput{}},
+		{"cpio -o", &NameInput{}},
+		{"cpio -i", nil},
+		{"parallel cat", &NameInput{Replace: "{}", Command: []string{"cat"}}},
+		{"parallel cat ::: a b", nil},
+		{"git cat-file --batch", &NameInput{}},
+		{"git cat-file -p HEAD", nil},
+		{"sort names.txt", nil},
+	}
+	for _, tt := range tests {
+		s := Analyze(tt.argv)
+		got, ok := NameInputOf(s.Commands[0])
+		if tt.want == nil {
+			if ok {
+				t.Errorf("%s: takes a list %+v", tt.argv, got)
+			}
+			continue
+		}
+		if !ok || !reflect.DeepEqual(got, *tt.want) {
+			t.Errorf("%s: got %+v (%v), want %+v", tt.argv, got, ok, *tt.want)
+		}
+	}
+}
+
+func TestNameInputWords(t *testing.T) {
+	x := NameInput{Replace: "{}", Command: []string{"cat", ".{}"}}
+	got := x.Words([]byte("env 'a b'\n"))
+	for _, want := range []string{"env", ".env", "'a", "b", "env 'a b'", "env a b"} {
+		if !contains(got, want) {
+			t.Errorf("Words lacks %q: %q", want, got)
+		}
+	}
+}
