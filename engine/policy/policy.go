@@ -43,7 +43,8 @@ type Policy struct {
 	unknown  Verdict
 	deflt    Verdict
 
-	cwdClear bool // no anchored secret glob can match below cwd
+	cwdClear    bool     // no anchored secret glob can match below cwd
+	secretNames []string // the base names of the **/NAME secret globs
 	// Alternatives are fixed for a recipe: computed at the first denial.
 	alts *alternatives
 }
@@ -136,6 +137,9 @@ func New(r *recipe.Recipe, opts Options) (*Policy, error) {
 	p.write = newPathSet(r.Paths.Write, r.Workspace, home)
 	p.secret = newPathSet(r.Paths.Deny, r.Workspace, home)
 	p.cwdClear = p.secret.clearBelow(p.cwd)
+	for _, g := range p.secret.names {
+		p.secretNames = append(p.secretNames, g.base)
+	}
 	sh := r.Shell
 	p.shell = map[string]Verdict{
 		shellparse.ConstructSubstitution: mustVerdict(sh.Substitution),
@@ -277,17 +281,6 @@ func (ev *evaluation) reset(p *Policy, s *shellparse.Script) {
 		*ev.scriptEv = ScriptEnv{Commands: ev.scriptEv.Commands[:0], Redirects: ev.scriptEv.Redirects[:0], Assignments: ev.scriptEv.Assignments[:0]}
 	}
 	clear(ev.whenDone)
-}
-
-// xargsReads reports whether the script runs, through xargs, a program
-// that reads the files whose names an earlier command printed.
-func (ev *evaluation) xargsReads() bool {
-	for _, c := range ev.script.Commands {
-		if slices.Contains(c.Via, "xargs") && (c.DynamicName || !nonReaders[c.Name]) {
-			return true
-		}
-	}
-	return false
 }
 
 // scriptEnv returns the script view with at least the fields a rule uses.
