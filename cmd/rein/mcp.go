@@ -9,7 +9,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/reinsh/rein/engine/mcpserver"
-	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/engine/session"
 	"github.com/reinsh/rein/engine/tools"
 	"github.com/reinsh/rein/engine/version"
@@ -28,14 +27,11 @@ the client supports elicitation. Logs go to standard error.`
 }
 
 func (c *mcpCmd) Run(g *Globals, e *env) error {
-	r, err := loadRecipe(g)
+	p, err := loadPolicy(g, "mcp")
 	if err != nil {
 		return err
 	}
-	p, err := policy.New(r, policy.Options{Tool: "mcp"})
-	if err != nil {
-		return err
-	}
+	r := p.Recipe()
 	st, err := openStore(g)
 	if err != nil {
 		return err

@@ -27,14 +27,11 @@ Exit status: 0 when every case passes, 1 when any fails, 2 on a recipe error.`
 }
 
 func (c *testCmd) Run(g *Globals, e *env) error {
-	r, err := loadRecipe(g)
+	p, err := loadPolicy(g, "test")
 	if err != nil {
 		return err
 	}
-	p, err := policy.New(r, policy.Options{Tool: "test"})
-	if err != nil {
-		return err
-	}
+	r := p.Recipe()
 	name := "recipe"
 	if len(r.Sources) > 0 {
 		name = r.Sources[len(r.Sources)-1]
