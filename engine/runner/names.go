@@ -47,7 +47,7 @@ func (r *Runner) guardNameInput(argv []string, dir string, stdin io.Reader) (io.
 		input, err = readBounded(stdin)
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("cannot check the file names %s reads: %w", program, err)
 	}
 	p := r.policy.In(dir)
 	deny := func(reason string) *policy.Decision {
@@ -88,7 +88,7 @@ func readBounded(rd io.Reader) ([]byte, error) {
 		return nil, err
 	}
 	if len(b) > maxNameInput {
-		return nil, fmt.Errorf("a file list longer than %d MiB; rein reads lists of file names ahead to check them for secrets", maxNameInput>>20)
+		return nil, fmt.Errorf("the list is longer than %d MiB (rein reads it ahead to check it for secrets); give the names in smaller batches", maxNameInput>>20)
 	}
 	return b, nil
 }

@@ -584,3 +584,18 @@ func secretFiles(t *testing.T, dir string) {
 		}
 	}
 }
+
+// A file list rein cannot read ahead stops the command with a message that
+// says why.
+func TestFileListErrors(t *testing.T) {
+	needUnix(t)
+	r, _ := newRunner(t, "readonly", nil)
+	res := r.Run(context.Background(), "xargs -a missing.txt cat", runner.RunOptions{})
+	if res.ExitCode != 126 || !strings.Contains(res.Stderr, "cannot check the file names xargs reads") || !strings.Contains(res.Stderr, "missing.txt") {
+		t.Errorf("missing list: %+v", res)
+	}
+	res = r.RunArgv(context.Background(), []string{"xargs", "echo"}, runner.RunOptions{Stdin: strings.NewReader(strings.Repeat("x\n", 9<<20))})
+	if !strings.Contains(res.Error, "longer than 16 MiB") {
+		t.Errorf("long list: %+v", res)
+	}
+}
