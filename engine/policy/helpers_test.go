@@ -33,13 +33,19 @@ func recipePolicy(t testing.TB, jsonnet string) *policy.Policy {
 	return p
 }
 
-func loadRecipeText(t testing.TB, jsonnet string) (*policy.Policy, error) {
+// recipeDir writes a rein.jsonnet into a fresh folder and returns the folder.
+func recipeDir(t testing.TB, jsonnet string) string {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(jsonnet), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r, err := recipe.Load(recipe.Options{Dir: dir, CacheDir: "-", UserFile: "-"})
+	return dir
+}
+
+func loadRecipeText(t testing.TB, jsonnet string) (*policy.Policy, error) {
+	t.Helper()
+	r, err := recipe.Load(recipe.Options{Dir: recipeDir(t, jsonnet), CacheDir: "-", UserFile: "-"})
 	if err != nil {
 		return nil, err
 	}

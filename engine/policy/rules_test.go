@@ -2,8 +2,6 @@ package policy_test
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -168,11 +166,7 @@ local rein = import 'rein.libsonnet';
 // With RulesChecked, rules compile when first needed; decisions are the
 // same as with every rule compiled up front.
 func TestLazyRulesDecideTheSame(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(customRecipe), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r, err := recipe.Load(recipe.Options{Dir: dir, CacheDir: "-", UserFile: "-", Verify: policy.CheckRules})
+	r, err := recipe.Load(recipe.Options{Dir: recipeDir(t, customRecipe), CacheDir: "-", UserFile: "-", Verify: policy.CheckRules})
 	if err != nil || !r.Verified {
 		t.Fatalf("verified=%v %v", r != nil && r.Verified, err)
 	}
@@ -199,12 +193,8 @@ func TestLazyRulesDecideTheSame(t *testing.T) {
 // A caller that claims the rules were checked when they were not gets a
 // denial from the broken rule, never an allow.
 func TestLazyBrokenRuleFailsClosed(t *testing.T) {
-	dir := t.TempDir()
 	text := "local rein = import 'rein.libsonnet';\n{ allow: ['*'], rules: [ rein.rule('typo', 'deny', 'x', each='cmd.name == \"rm\" && cmd.nmae == \"x\"') ] }\n"
-	if err := os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r, err := recipe.Load(recipe.Options{Dir: dir, CacheDir: "-", UserFile: "-"})
+	r, err := recipe.Load(recipe.Options{Dir: recipeDir(t, text), CacheDir: "-", UserFile: "-"})
 	if err != nil {
 		t.Fatal(err)
 	}
