@@ -335,10 +335,7 @@ func TestPathHijackIgnored(t *testing.T) {
 // as written, so the run-time check follows the link and vets the target.
 func TestSecretsThroughLinks(t *testing.T) {
 	needUnix(t)
-	outside := t.TempDir()
-	os.MkdirAll(filepath.Join(outside, "vault"), 0o755)
-	os.WriteFile(filepath.Join(outside, "vault", "key.txt"), []byte("TOPSECRET\n"), 0o644)
-	r, dir := newRunner(t, "local rein = import 'rein.libsonnet';\nrein.presets.readonly + { paths+: { deny+: ['"+outside+"/vault/**'] }, allow+: ['read *', 'true'] }\n", nil)
+	r, dir, outside := vaultRunner(t, "TOPSECRET\n", "allow+: ['read *', 'true']")
 	os.WriteFile(filepath.Join(dir, "certs.pem"), []byte("TOPSECRET\n"), 0o644)
 	os.Symlink(filepath.Join(outside, "vault", "key.txt"), filepath.Join(dir, "notes.txt"))
 	os.Symlink(outside, filepath.Join(dir, "mirror"))
@@ -529,10 +526,7 @@ rein.presets.readonly + { allow+: ['tar *', 'parallel *'] }`, nil)
 // cloned repository can hold `up -> ../..`.
 func TestWalksDoNotFollowLinks(t *testing.T) {
 	needUnix(t)
-	outside := t.TempDir()
-	os.MkdirAll(filepath.Join(outside, "vault"), 0o755)
-	os.WriteFile(filepath.Join(outside, "vault", "key.txt"), []byte("needle VAULTKEY-12345\n"), 0o644)
-	r, dir := newRunner(t, "local rein = import 'rein.libsonnet';\nrein.presets.readonly + { paths+: { deny+: ['"+outside+"/vault/**'] } }\n", nil)
+	r, dir, outside := vaultRunner(t, "needle VAULTKEY-12345\n", "")
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("needle in the workspace\n"), 0o644)
 	os.Symlink(outside, filepath.Join(dir, "up"))
 	for _, text := range []string{"grep -R needle .", "grep -rn --dereference-recursive needle .", "find -L . -type f -exec cat {} +", "find . -follow -type f -exec cat {} +"} {
@@ -598,4 +592,16 @@ func TestFileListErrors(t *testing.T) {
 	if !strings.Contains(res.Error, "longer than 16 MiB") {
 		t.Errorf("long list: %+v", res)
 	}
+}
+
+// vaultRunner makes a runner under readonly plus a secret folder outside
+// the workspace (outside/vault, holding key.txt with content) and extra
+// recipe fields.
+func vaultRunner(t *testing.T, content, extra string) (r *runner.Runner, dir, outside string) {
+	t.Helper()
+	outside = t.TempDir()
+	os.MkdirAll(filepath.Join(outside, "vault"), 0o755)
+	os.WriteFile(filepath.Join(outside, "vault", "key.txt"), []byte(content), 0o644)
+	r, dir = newRunner(t, "local rein = import 'rein.libsonnet';\nrein.presets.readonly + { paths+: { deny+: ['"+outside+"/vault/**'] }, "+extra+" }\n", nil)
+	return r, dir, outside
 }
