@@ -39,15 +39,74 @@ var parsers = sync.Pool{New: func() any { return &parser{p: syntax.NewParser(syn
 // AnalyzeLimits parses and analyses text. It never panics; a parse error or a
 // limit is reported in Script.ParseError or Script.Findings.
 func AnalyzeLimits(text string, lim Limits) *Script {
-	s := &Script{Text: text, Commands: make([]*Command, 0, 4)}
-	a := &analyzer{script: s, lim: lim}
+	// One allocation for the three; the Script keeps the others alive.
+	b := &struct {
+		a analyzer
+		s Script
+		m arena
+	}{}
+	b.a.script, b.a.mem = &b.s, &b.m
+	b.a.analyze(text, lim)
+	return &b.s
+}
+
+// An Analyzer analyses one text after another, reusing the memory of the
+// previous analysis: the Script it returns is valid only until its next
+// call. It suits a caller that turns each Script into something else at
+// once (a policy decision); keep a Script with Analyze. The zero Analyzer
+// uses DefaultLimits. An Analyzer must not be used concurrently.
+type Analyzer struct {
+	// Limits, when set, replace DefaultLimits.
+	Limits *Limits
+	a      analyzer
+	script Script
+	mem    arena
+}
+
+// Analyze parses and analyses text like AnalyzeLimits. The Script is
+// overwritten by the next call.
+func (z *Analyzer) Analyze(text string) *Script {
+	lim := DefaultLimits
+	if z.Limits != nil {
+		lim = *z.Limits
+	}
+	z.mem.reset()
+	z.script.reset()
+	z.a = analyzer{script: &z.script, mem: &z.mem, visit: z.a.visit}
+	z.a.analyze(text, lim)
+	return &z.script
+}
+
+// reset empties the script, keeping the capacity of its lists.
+func (s *Script) reset() {
+	*s = Script{
+		Commands:      clearList(s.Commands),
+		Operators:     clearList(s.Operators),
+		Constructs:    clearList(s.Constructs),
+		Redirects:     clearList(s.Redirects),
+		Substitutions: clearList(s.Substitutions),
+		Assignments:   clearList(s.Assignments),
+		Functions:     clearList(s.Functions),
+		Findings:      clearList(s.Findings),
+	}
+}
+
+func clearList[T any](xs []T) []T {
+	clear(xs)
+	return xs[:0]
+}
+
+func (a *analyzer) analyze(text string, lim Limits) {
+	s := a.script
+	s.Text = text
+	a.lim = lim
 	if lim.MaxBytes > 0 && len(text) > lim.MaxBytes {
 		a.fail(FindingTooLong, fmt.Sprintf("command is %d bytes; the limit is %d", len(text), lim.MaxBytes), Position{Line: 1, Col: 1})
-		return s
+		return
 	}
-	if lim.MaxDepth > 0 && len(text) > 2*lim.MaxDepth && bracketDepth(text) > 2*lim.MaxDepth {
+	if lim.MaxDepth > 0 && len(text) > 2*lim.MaxDepth && openers(text) > 2*lim.MaxDepth && bracketDepth(text) > 2*lim.MaxDepth {
 		a.fail(FindingTooDeep, fmt.Sprintf("command nests %d brackets deep; the limit is %d", bracketDepth(text), 2*lim.MaxDepth), Position{Line: 1, Col: 1})
-		return s
+		return
 	}
 	a.script_(text, context{}, Position{})
 	// Mark calls to functions declared anywhere in the script: bash resolves
@@ -59,7 +118,12 @@ func AnalyzeLimits(text string, lim Limits) *Script {
 			}
 		}
 	}
-	return s
+}
+
+// openers counts the characters that may open a level; it bounds
+// bracketDepth and is cheaper (strings.Count is vectorised).
+func openers(text string) int {
+	return strings.Count(text, "(") + strings.Count(text, "{") + strings.Count(text, "`")
 }
 
 // bracketDepth is a cheap upper bound on nesting, checked before parsing so
@@ -84,6 +148,7 @@ func bracketDepth(text string) int {
 
 type analyzer struct {
 	script    *Script
+	mem       *arena
 	lim       Limits
 	functions map[string]bool
 	visit     func(syntax.Node) bool
@@ -394,7 +459,8 @@ func (a *analyzer) redirect(r *syntax.Redirect, ctx context) {
 		if needsScan(r.Word) {
 			a.scan(r.Word, ctx)
 		}
-		ws := resolveWord(ctx.src, r.Word)
+		var buf [1]Word
+		ws := appendResolved(buf[:0], ctx.src, r.Word)
 		if len(ws) == 1 {
 			rd.Target, rd.Dynamic = ws[0].Text(), ws[0].Dynamic
 		} else {

@@ -31,7 +31,8 @@ func (a *analyzer) assigns(list []*syntax.Assign, ctx context) (env map[string]s
 func assignValue(src string, as *syntax.Assign) (string, bool) {
 	switch {
 	case as.Value != nil:
-		ws := resolveWord(src, as.Value)
+		var buf [1]Word
+		ws := appendResolved(buf[:0], src, as.Value)
 		if len(ws) == 1 {
 			return ws[0].Text(), ws[0].Dynamic || ws[0].Glob
 		}
@@ -59,7 +60,7 @@ func (a *analyzer) call(c *syntax.CallExpr, ctx context) {
 		return
 	}
 	env, envDynamic := a.assigns(c.Assigns, ctx)
-	words := make([]Word, 0, len(c.Args))
+	words := a.mem.wordList(len(c.Args))
 	for _, w := range c.Args {
 		if needsScan(w) {
 			a.scan(w, ctx)
@@ -88,7 +89,7 @@ func (a *analyzer) decl(d *syntax.DeclClause, ctx context) {
 		}
 		switch {
 		case as.Naked && as.Name == nil && as.Value != nil:
-			words = append(words, resolveWord(ctx.src, as.Value)...)
+			words = appendResolved(words, ctx.src, as.Value)
 		case as.Name != nil:
 			v, dyn := assignValue(ctx.src, as)
 			a.script.addConstruct(ConstructAssignment)
@@ -122,8 +123,8 @@ func (a *analyzer) simple(words []Word, env map[string]string, ctx context, pos 
 		}
 		return nil
 	}
-	cmd := &Command{}
-	fillCommand(cmd, words, env, pos, ctx.via, text)
+	cmd := a.mem.command()
+	fillCommand(cmd, a.mem.strings(len(words)), words, env, pos, ctx.via, text)
 	cmd.execd = ctx.execd
 	a.script.Commands = append(a.script.Commands, cmd)
 	if cmd.DynamicName {
@@ -150,11 +151,11 @@ func shortFlag(r rune) string {
 	return "-" + string(r)
 }
 
-// fillCommand derives name, flags and positionals from resolved words. text
-// is the command's source, or "" to render it from argv.
-func fillCommand(cmd *Command, words []Word, env map[string]string, pos Position, via []string, text string) {
-	*cmd = Command{Words: words, Env: env, Pos: pos, Via: via, Text: text}
-	cmd.Argv = make([]string, len(words))
+// fillCommand derives name, flags and positionals from resolved words, into
+// argv (len(words) long). text is the command's source, or "" to render it
+// from argv.
+func fillCommand(cmd *Command, argv []string, words []Word, env map[string]string, pos Position, via []string, text string) {
+	*cmd = Command{Words: words, Argv: argv, Env: env, Pos: pos, Via: via, Text: text}
 	for i, w := range words {
 		cmd.Argv[i] = w.Text()
 		if w.Dynamic {
@@ -248,7 +249,7 @@ func AnalyzeArgv(argv []string, env map[string]string) *Script {
 	if len(argv) == 0 {
 		return s
 	}
-	a := &analyzer{script: s, lim: DefaultLimits}
+	a := &analyzer{script: s, lim: DefaultLimits, mem: &arena{}}
 	words := make([]Word, len(argv))
 	for i, arg := range argv {
 		words[i] = Word{Value: arg}

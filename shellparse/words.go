@@ -7,9 +7,12 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// staticConfig expands words with no environment, no globbing and no
-// command substitution: only what can be known without running anything.
-var staticConfig = &expand.Config{}
+// staticConfig is a configuration that expands words with no environment,
+// no globbing and no command substitution: only what can be known without
+// running anything. Each call gets its own: expand writes to the one it is
+// given (and to a shared one when given nil), which raced when analyses ran
+// concurrently.
+func staticConfig() *expand.Config { return &expand.Config{} }
 
 // appendWord appends the fields of one shell word to dst.
 func appendWord(dst []Word, src string, w *syntax.Word) []Word {
@@ -36,43 +39,39 @@ func appendWord(dst []Word, src string, w *syntax.Word) []Word {
 			}
 		}
 	}
-	return append(dst, resolveWord(src, w)...)
+	return appendResolved(dst, src, w)
 }
 
-// resolveWord resolves one shell word into the fields the shell would pass.
-// Brace expansion may turn one word into several fields.
-func resolveWord(src string, w *syntax.Word) []Word {
+// appendResolved appends to dst the fields the shell would pass for one
+// word. Brace expansion may turn one word into several fields.
+func appendResolved(dst []Word, src string, w *syntax.Word) []Word {
 	dynamic, glob, braces, tilde, special := classify(w)
 	if dynamic || glob {
-		return []Word{{Value: literalParts(w), Raw: sourceOf(src, w), Dynamic: true, Glob: glob, onlyGlob: glob && !dynamic}}
+		return append(dst, Word{Value: literalParts(w), Raw: sourceOf(src, w), Dynamic: true, Glob: glob, onlyGlob: glob && !dynamic})
 	}
 	if tilde {
 		// Keep "~" as written: what it means depends on HOME, which a policy
 		// resolves itself for path checks.
-		return []Word{{Value: literalParts(w), Tilde: true}}
+		return append(dst, Word{Value: literalParts(w), Tilde: true})
 	}
 	if !braces && !special {
-		return []Word{{Value: literalParts(w)}}
+		return append(dst, Word{Value: literalParts(w)})
 	}
 	if braces && braceFields(w) > maxBraceFields {
 		// The shell would produce more words than any real command needs;
 		// expanding them here would cost unbounded time and memory.
-		return []Word{{Value: literalParts(w), Raw: sourceOf(src, w), Dynamic: true}}
+		return append(dst, Word{Value: literalParts(w), Raw: sourceOf(src, w), Dynamic: true})
 	}
-	fields, err := expand.Fields(staticConfig, w)
+	fields, err := expand.Fields(staticConfig(), w)
 	if err != nil {
-		return []Word{{Value: literalParts(w), Raw: sourceOf(src, w), Dynamic: true}}
+		return append(dst, Word{Value: literalParts(w), Raw: sourceOf(src, w), Dynamic: true})
 	}
-	out := make([]Word, len(fields))
-	for i, f := range fields {
-		out[i] = Word{Value: f}
+	// A word that expands to nothing (e.g. an empty brace element) occupies
+	// no argv slot, as in the shell.
+	for _, f := range fields {
+		dst = append(dst, Word{Value: f})
 	}
-	if len(fields) == 0 {
-		// A word that expands to nothing (e.g. an empty brace element) still
-		// occupies no argv slot, as in the shell.
-		return nil
-	}
-	return out
+	return dst
 }
 
 // maxBraceFields bounds static brace expansion.
@@ -263,7 +262,7 @@ func literalParts(w *syntax.Word) string {
 			b.WriteString(unescapeUnquoted(p.Value))
 		case *syntax.SglQuoted:
 			if p.Dollar {
-				if s, err := expand.Literal(staticConfig, &syntax.Word{Parts: []syntax.WordPart{p}}); err == nil {
+				if s, err := expand.Literal(staticConfig(), &syntax.Word{Parts: []syntax.WordPart{p}}); err == nil {
 					b.WriteString(s)
 				}
 				continue

@@ -129,14 +129,6 @@ type compiledRule struct {
 	anyOf scriptFields
 }
 
-// mayMatch is the cheap pre-check of an each-rule's leading guard.
-func (r *compiledRule) mayMatch(c *shellparse.Command) bool {
-	if r.names != nil && !r.names[c.Name] {
-		return false
-	}
-	return !r.needsEnv || len(c.Env) > 0
-}
-
 // RuleError is an expr rule that does not compile.
 type RuleError struct {
 	Rule     string

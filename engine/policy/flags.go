@@ -108,25 +108,35 @@ type subcommand struct {
 // recipe lists dozens, a command uses one or two, and compiling them all
 // was a quarter of starting a policy.
 type programTable struct {
-	src      map[string]*recipe.Program
-	compiled sync.Map // name -> *program
+	entries map[string]*lazyProgram
+}
+
+type lazyProgram struct {
+	once sync.Once
+	src  *recipe.Program
+	p    *program
 }
 
 func newProgramTable(progs map[string]*recipe.Program) *programTable {
-	return &programTable{src: progs}
+	t := &programTable{entries: make(map[string]*lazyProgram, len(progs))}
+	slab := make([]lazyProgram, len(progs))
+	i := 0
+	for name, p := range progs {
+		slab[i].src = p
+		t.entries[name] = &slab[i]
+		i++
+	}
+	return t
 }
 
 // get is the compiled program called name, if the recipe has one.
 func (t *programTable) get(name string) (*program, bool) {
-	if cp, ok := t.compiled.Load(name); ok {
-		return cp.(*program), true
-	}
-	p, ok := t.src[name]
+	e, ok := t.entries[name]
 	if !ok {
 		return nil, false
 	}
-	cp, _ := t.compiled.LoadOrStore(name, compileProgram(name, p))
-	return cp.(*program), true
+	e.once.Do(func() { e.p = compileProgram(name, e.src) })
+	return e.p, true
 }
 
 func compileProgram(name string, p *recipe.Program) *program {

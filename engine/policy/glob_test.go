@@ -93,3 +93,34 @@ func TestClearBelow(t *testing.T) {
 		}
 	}
 }
+
+// TestMayNameNeverHidesAMatch checks the byte filter in front of the base
+// name globs against trying every glob, for every kind of name glob.
+func TestMayNameNeverHidesAMatch(t *testing.T) {
+	globs := [][]string{
+		{"**/.env", "**/.env.*", "**/*.pem", "**/id_rsa*"},
+		{"**/secret[0-9].txt"},
+		{"**/*"},
+		{"**/a?c", "**/x"},
+	}
+	names := []string{"", ".env", ".env.local", ".environment", "a.pem", "pem", "id_rsa", "id_rsa.pub", "xid_rsa",
+		"secret1.txt", "secretx.txt", "abc", "x", "README.md", "-", ".", "m", "i"}
+	for _, gs := range globs {
+		ps := newPathSet(gs, "/w", "/h")
+		for _, name := range names {
+			want := ""
+			for _, g := range ps.names {
+				if g.name.match(name) {
+					want = g.raw
+					break
+				}
+			}
+			if got, _ := ps.matchName(name); got != want {
+				t.Errorf("globs %q: matchName(%q) = %q, want %q", gs, name, got, want)
+			}
+			if got, _ := ps.match("/w/d/" + name); want != "" && got != want {
+				t.Errorf("globs %q: match(/w/d/%s) = %q, want %q", gs, name, got, want)
+			}
+		}
+	}
+}

@@ -17,6 +17,12 @@ type pathSet struct {
 	home      string
 	globs     []pathGlob
 	names     []pathGlob // the **/NAME globs, checked against bare names
+	// nameEnds has bit 1 set for the first byte of each names literal or
+	// prefix and bit 2 for the last byte of each suffix: most words share
+	// neither, and are cleared without trying every glob. nameAny is set
+	// when a names glob has no such byte (a[bc]d, *).
+	nameEnds [256]uint8
+	nameAny  bool
 }
 
 type pathGlob struct {
@@ -66,13 +72,34 @@ func newPathSet(patterns []string, workspace, home string) pathSet {
 		ps.globs = append(ps.globs, g)
 		if g.base != "" {
 			ps.names = append(ps.names, g)
+			ps.noteName(g.name)
 		}
 	}
 	return ps
 }
 
+func (ps *pathSet) noteName(m nameMatcher) {
+	switch {
+	case m.literal == "" || m.kind == '?':
+		ps.nameAny = true
+	case m.kind == '$':
+		ps.nameEnds[m.literal[len(m.literal)-1]] |= 2
+	default:
+		ps.nameEnds[m.literal[0]] |= 1
+	}
+}
+
+// mayName reports whether some names glob could match name: false is
+// certain, true needs the globs tried.
+func (ps *pathSet) mayName(name string) bool {
+	if ps.nameAny {
+		return true
+	}
+	return name != "" && (ps.nameEnds[name[0]]&1 != 0 || ps.nameEnds[name[len(name)-1]]&2 != 0)
+}
+
 // resolve makes an argument into an absolute, cleaned, slash-separated path.
-func (ps pathSet) resolve(arg, cwd string) string {
+func (ps *pathSet) resolve(arg, cwd string) string {
 	p := filepath.ToSlash(arg)
 	switch {
 	case p == "~" || strings.HasPrefix(p, "~/"):
@@ -85,7 +112,7 @@ func (ps pathSet) resolve(arg, cwd string) string {
 		}
 		p = base + "/" + p
 	}
-	if procLink.MatchString(p) {
+	if strings.HasPrefix(strings.TrimLeft(p, "/"), "proc/") && procLink.MatchString(p) {
 		// /proc/PID/cwd/.. leaves through a link to another folder:
 		// cleaning it by its text would land somewhere else than the kernel.
 		return p
@@ -101,6 +128,9 @@ var procLink = regexp.MustCompile(`^/+proc/+[^/]+/+(task/+[^/]+/+)?(cwd|root|fd|
 // only globs of the form **/NAME can match a name in the working folder
 // (callers resolve every name when the folder itself is a secret one).
 func (ps *pathSet) matchName(name string) (string, bool) {
+	if !ps.mayName(name) {
+		return "", false
+	}
 	for i := range ps.names {
 		if ps.names[i].name.match(name) {
 			return ps.names[i].raw, true
@@ -145,13 +175,14 @@ func (m nameMatcher) match(name string) bool {
 }
 
 // match returns the first glob matching the absolute path.
-func (ps pathSet) match(abs string) (string, bool) {
+func (ps *pathSet) match(abs string) (string, bool) {
 	var split []string
 	base := path.Base(abs)
+	mayName := ps.mayName(base)
 	for i := range ps.globs {
 		g := &ps.globs[i]
 		if g.base != "" {
-			if g.name.match(base) {
+			if mayName && g.name.match(base) {
 				return g.raw, true
 			}
 			continue
@@ -180,7 +211,7 @@ func (ps pathSet) match(abs string) (string, bool) {
 // holds returns an anchored glob whose place is the folder abs or below it
 // (~ holds ~/.ssh/**). Globs that match at any depth (**/.env) are left out:
 // every folder might hold one, and only naming it can be refused.
-func (ps pathSet) holds(abs string) (string, bool) {
+func (ps *pathSet) holds(abs string) (string, bool) {
 	for i := range ps.globs {
 		g := &ps.globs[i]
 		if g.anywhere != nil {

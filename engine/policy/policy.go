@@ -36,12 +36,18 @@ type Policy struct {
 	deny     globSet
 	each     []*compiledRule
 	when     []*compiledRule
-	read     pathSet
-	write    pathSet
-	secret   pathSet
-	shell    map[string]Verdict
-	unknown  Verdict
-	deflt    Verdict
+	// eachByName lists, for each command name some each-rule's guard
+	// names, the each-rules that may match it (in recipe order); other
+	// names get eachUnguarded. One lookup per command instead of one per
+	// rule and verdict.
+	eachByName    map[string][]*compiledRule
+	eachUnguarded []*compiledRule
+	read          pathSet
+	write         pathSet
+	secret        pathSet
+	shell         map[string]Verdict
+	unknown       Verdict
+	deflt         Verdict
 
 	cwdClear    bool     // no anchored secret glob can match below cwd
 	secretNames []string // the base names of the **/NAME secret globs
@@ -133,6 +139,7 @@ func New(r *recipe.Recipe, opts Options) (*Policy, error) {
 			p.when = append(p.when, cr)
 		}
 	}
+	p.indexEach()
 	p.read = newPathSet(r.Paths.Read, r.Workspace, home)
 	p.write = newPathSet(r.Paths.Write, r.Workspace, home)
 	p.secret = newPathSet(r.Paths.Deny, r.Workspace, home)
@@ -157,6 +164,35 @@ func New(r *recipe.Recipe, opts Options) (*Policy, error) {
 	}
 	p.alts = &alternatives{}
 	return p, nil
+}
+
+func (p *Policy) indexEach() {
+	p.eachByName = map[string][]*compiledRule{}
+	for _, r := range p.each {
+		if r.names == nil {
+			p.eachUnguarded = append(p.eachUnguarded, r)
+		}
+		for name := range r.names {
+			p.eachByName[name] = nil
+		}
+	}
+	for name := range p.eachByName {
+		var rules []*compiledRule
+		for _, r := range p.each {
+			if r.names == nil || r.names[name] {
+				rules = append(rules, r)
+			}
+		}
+		p.eachByName[name] = rules
+	}
+}
+
+// eachFor is the each-rules that may match a command called name.
+func (p *Policy) eachFor(name string) []*compiledRule {
+	if rules, ok := p.eachByName[name]; ok {
+		return rules
+	}
+	return p.eachUnguarded
 }
 
 // Recipe returns the recipe the policy was compiled from.
@@ -197,19 +233,57 @@ type Decision struct {
 
 // Check vets shell text: analyse, then decide.
 func (p *Policy) Check(text string) *Decision {
-	return p.Decide(shellparse.Analyze(text))
+	z := analyzers.Get().(*shellparse.Analyzer)
+	d := p.decide(z.Analyze(text), true)
+	analyzers.Put(z)
+	return d
 }
+
+// analyzers reuse the memory of one analysis for the next: Check keeps
+// nothing of the Script in its Decision.
+var analyzers = sync.Pool{New: func() any { return new(shellparse.Analyzer) }}
 
 // Decide returns the decision on an analysed script.
 func (p *Policy) Decide(s *shellparse.Script) *Decision {
-	d := &Decision{Command: s.Text, Findings: s.Findings}
+	return p.decide(s, false)
+}
+
+// decide decides s. With detach, the Decision shares no memory with s
+// (whose memory is reused): argv and findings are copied.
+func (p *Policy) decide(s *shellparse.Script, detach bool) *Decision {
+	var d *Decision
+	if len(s.Commands) == 1 {
+		// The common case in one allocation.
+		b := &struct {
+			d Decision
+			c [1]CommandResult
+		}{}
+		d = &b.d
+		d.Commands = b.c[:0:1]
+	} else {
+		d = &Decision{Commands: make([]CommandResult, 0, len(s.Commands))}
+	}
+	d.Command, d.Findings = s.Text, s.Findings
+	var argv []string
+	if detach {
+		d.Findings = slices.Clone(s.Findings)
+		n := 0
+		for _, c := range s.Commands {
+			n += len(c.Argv)
+		}
+		argv = make([]string, 0, n)
+	}
 	ev := evaluations.Get().(*evaluation)
 	ev.reset(p, s)
 	defer evaluations.Put(ev)
-	d.Commands = make([]CommandResult, 0, len(s.Commands))
 	for _, c := range s.Commands {
 		res, sub := p.command(c, ev)
 		cr := CommandResult{Text: c.Text, Argv: c.Argv, Name: c.Name, Via: c.Via, Pos: c.Pos, Result: res}
+		if detach {
+			i := len(argv)
+			argv = append(argv, c.Argv...)
+			cr.Argv = argv[i:len(argv):len(argv)]
+		}
 		if res.Verdict != Allow {
 			cr.Alternatives = p.alternatives(c.Name, sub)
 		}
@@ -348,7 +422,8 @@ func (p *Policy) command(c *shellparse.Command, ev *evaluation) (Result, string)
 	if !known {
 		sub = c.Sub
 	}
-	cc := commandCheck{p: p, ev: ev, c: c, sub: sub}
+	cc := commandCheck{p: p, ev: ev, c: c, sub: sub, rules: p.eachFor(c.Name)}
+	entries, listed := p.catalog[c.Path]
 	argv := ""
 	if len(p.allow)+len(p.ask)+len(p.deny) > 0 {
 		argv = strings.Join(c.Argv, " ")
@@ -370,7 +445,7 @@ func (p *Policy) command(c *shellparse.Command, ev *evaluation) (Result, string)
 	if r := cc.each(Deny); r != nil {
 		return *r, sub
 	}
-	if c.Path != name && strings.ContainsAny(c.Path, `/\`) && !p.catalogHasPath(c.Path) && !systemPath(c.Path) {
+	if c.Path != name && strings.ContainsAny(c.Path, `/\`) && !listed && !systemPath(c.Path) {
 		return Result{p.deflt, "default", fmt.Sprintf("%s is run by path; rules for %s apply only to the program found on PATH", c.Path, name)}, sub
 	}
 
@@ -386,7 +461,7 @@ func (p *Policy) command(c *shellparse.Command, ev *evaluation) (Result, string)
 	}
 
 	// Allow.
-	for _, e := range p.catalog[c.Path] {
+	for _, e := range entries {
 		if matchPrefix(e.tokens, c.Argv) {
 			return Result{Allow, e.rule, "listed in the catalog"}, sub
 		}
@@ -405,15 +480,10 @@ func (p *Policy) command(c *shellparse.Command, ev *evaluation) (Result, string)
 	if known {
 		return Result{p.deflt, "default", pm.why}, sub
 	}
-	if _, listed := p.catalog[c.Path]; listed {
+	if listed {
 		return Result{p.deflt, "default", fmt.Sprintf("%s does not match a catalog entry for %s", shellparse.JoinArgv(c.Argv), name)}, sub
 	}
 	return Result{p.unknown, "shell.unknown_program", name + " is not in this recipe's catalog"}, sub
-}
-
-func (p *Policy) catalogHasPath(path string) bool {
-	_, ok := p.catalog[path]
-	return ok
 }
 
 // systemPath reports whether a program path names a standard system folder,
@@ -434,6 +504,7 @@ type commandCheck struct {
 	ev    *evaluation
 	c     *shellparse.Command
 	sub   string
+	rules []*compiledRule // the each-rules that may match c
 	built bool
 }
 
@@ -451,8 +522,8 @@ func (cc *commandCheck) ruleEnv() *RuleEnv {
 
 // each returns the first each-rule of verdict v that matches.
 func (cc *commandCheck) each(v Verdict) *Result {
-	for _, r := range cc.p.each {
-		if r.verdict != v || !r.mayMatch(cc.c) {
+	for _, r := range cc.rules {
+		if r.verdict != v || r.needsEnv && len(cc.c.Env) == 0 {
 			continue
 		}
 		if r.When != "" {
