@@ -138,26 +138,26 @@ func (a *analyzer) unwrap(cmd *Command, ctx context) {
 	if cmd.DynamicName || len(cmd.Words) == 0 {
 		return
 	}
+	w, ok := wrappings[cmd.Name]
+	if !ok {
+		return
+	}
 	words := cmd.Words
 	name := cmd.Name
 	exec := ctx
 	exec.execd = true
-	if shells[name] {
+	switch {
+	case w.shell:
 		a.unwrapShell(cmd, exec)
 		return
-	}
-	if special, ok := specialWrappers[name]; ok {
+	case w.special != nil:
 		if name == "eval" || name == "trap" {
 			exec = ctx // same shell: its functions stay visible
 		}
-		special(a, cmd, exec)
+		w.special(a, cmd, exec)
 		return
 	}
-	syn, ok := wrappers[name]
-	if !ok {
-		return
-	}
-	next, env, values, runs := skipOptions(words, syn)
+	next, env, values, runs := skipOptions(words, w.options)
 	if !runs {
 		return
 	}
@@ -187,6 +187,17 @@ func (a *analyzer) unwrap(cmd *Command, ctx context) {
 // init: the unwrappers reach back to unwrap through nested scripts.)
 var specialWrappers map[string]func(*analyzer, *Command, context)
 
+// wrapping is how a program runs another: as a shell, with a syntax of its
+// own, or after options. wrappings holds all three kinds, so that the
+// common command, which runs nothing, costs one lookup.
+type wrapping struct {
+	shell   bool
+	special func(*analyzer, *Command, context)
+	options optionSyntax
+}
+
+var wrappings map[string]wrapping
+
 func init() {
 	specialWrappers = map[string]func(*analyzer, *Command, context){
 		"eval":     func(a *analyzer, c *Command, ctx context) { a.nestedWords(c, c.Words[1:], ctx, "eval") },
@@ -197,6 +208,18 @@ func init() {
 		"flock":    (*analyzer).unwrapFlock,
 		"parallel": (*analyzer).unwrapParallel,
 		"ssh":      (*analyzer).unwrapSSH,
+	}
+	// Shells first, then special syntaxes, then plain options (ssh is in
+	// both of the last two).
+	wrappings = map[string]wrapping{}
+	for name, syn := range wrappers {
+		wrappings[name] = wrapping{options: syn}
+	}
+	for name, f := range specialWrappers {
+		wrappings[name] = wrapping{special: f}
+	}
+	for name := range shells {
+		wrappings[name] = wrapping{shell: true}
 	}
 }
 
@@ -303,22 +326,36 @@ func (a *analyzer) unwrapTrap(cmd *Command, ctx context) {
 	a.nestedWords(cmd, args[:1], ctx, "trap")
 }
 
-var findExec = map[string]bool{"-exec": true, "-execdir": true, "-ok": true, "-okdir": true}
+// findExecVia names, for each find action that runs a program, the
+// wrapper a command it runs is found through.
+func findExecVia(action string) string {
+	switch action {
+	case "-exec":
+		return "find -exec"
+	case "-execdir":
+		return "find -execdir"
+	case "-ok":
+		return "find -ok"
+	case "-okdir":
+		return "find -okdir"
+	}
+	return ""
+}
 
 func (a *analyzer) unwrapFind(cmd *Command, ctx context) {
 	words := cmd.Words
 	for i := 1; i < len(words); i++ {
-		if !findExec[words[i].Value] {
+		via := findExecVia(words[i].Value)
+		if via == "" {
 			continue
 		}
-		flag := words[i].Value
 		start := i + 1
 		end := start
 		for end < len(words) && words[end].Value != ";" && words[end].Value != "+" {
 			end++
 		}
 		if end > start {
-			a.inner(cmd, words[start:end], nil, ctx, "find "+flag)
+			a.inner(cmd, words[start:end], nil, ctx, via)
 		}
 		i = end
 	}

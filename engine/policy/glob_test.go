@@ -124,3 +124,30 @@ func TestMayNameNeverHidesAMatch(t *testing.T) {
 		}
 	}
 }
+
+// TestBareNameShortcut: for a bare name, secretArg asks only the base-name
+// globs; SecretWord, which resolves the word in full, must agree.
+func TestBareNameShortcut(t *testing.T) {
+	p := &Policy{secret: newPathSet([]string{"~/.ssh/**", "**/.env", "**/.env.*", "**/*.pem", "/etc/shadow", "**/id_rsa*"}, "/w", "/h"), cwd: "/w/sub"}
+	p.cwdClear = p.secret.clearBelow(p.cwd)
+	if !p.cwdClear {
+		t.Fatal("test set-up: /w/sub should hold no anchored secret")
+	}
+	words := []string{".env", ".env.prod", "a.pem", "id_rsa", "id_rsa.pub", "README.md", "x", "..", "a..b", ".", "...",
+		"-", "e", ".envx", "pem", "x.pem.txt", "shadow", ".ssh", "a b", "émoji.pem"}
+	for _, w := range words {
+		if !bareName(w) {
+			continue
+		}
+		short, _ := p.secret.matchName(w)
+		full, _ := p.SecretWord(w)
+		if short != full {
+			t.Errorf("%q: base-name globs say %q, SecretWord %q", w, short, full)
+		}
+	}
+	for _, w := range []string{"", "../.env", "~/.ssh", "a/.env", `a\.env`, "HEAD:.env", "..", "a..b"} {
+		if bareName(w) {
+			t.Errorf("bareName(%q) = true", w)
+		}
+	}
+}

@@ -252,26 +252,29 @@ func (p *Policy) Decide(s *shellparse.Script) *Decision {
 // (whose memory is reused): argv and findings are copied.
 func (p *Policy) decide(s *shellparse.Script, detach bool) *Decision {
 	var d *Decision
-	if len(s.Commands) == 1 {
+	var argv []string
+	if len(s.Commands) == 1 && len(s.Commands[0].Argv) <= 4 {
 		// The common case in one allocation.
 		b := &struct {
-			d Decision
-			c [1]CommandResult
+			d    Decision
+			c    [1]CommandResult
+			argv [4]string
 		}{}
 		d = &b.d
-		d.Commands = b.c[:0:1]
+		d.Commands, argv = b.c[:0:1], b.argv[:0]
 	} else {
 		d = &Decision{Commands: make([]CommandResult, 0, len(s.Commands))}
 	}
 	d.Command, d.Findings = s.Text, s.Findings
-	var argv []string
 	if detach {
 		d.Findings = slices.Clone(s.Findings)
-		n := 0
-		for _, c := range s.Commands {
-			n += len(c.Argv)
+		if argv == nil {
+			n := 0
+			for _, c := range s.Commands {
+				n += len(c.Argv)
+			}
+			argv = make([]string, 0, n)
 		}
-		argv = make([]string, 0, n)
 	}
 	ev := evaluations.Get().(*evaluation)
 	ev.reset(p, s)
@@ -350,11 +353,14 @@ type evaluation struct {
 }
 
 func (ev *evaluation) reset(p *Policy, s *shellparse.Script) {
-	ev.p, ev.script, ev.fields = p, s, 0
-	if ev.scriptEv != nil {
+	ev.p, ev.script = p, s
+	if ev.fields != 0 {
 		*ev.scriptEv = ScriptEnv{Commands: ev.scriptEv.Commands[:0], Redirects: ev.scriptEv.Redirects[:0], Assignments: ev.scriptEv.Assignments[:0]}
+		ev.fields = 0
 	}
-	clear(ev.whenDone)
+	if len(ev.whenDone) > 0 {
+		clear(ev.whenDone)
+	}
 }
 
 // scriptEnv returns the script view with at least the fields a rule uses.

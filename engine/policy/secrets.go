@@ -33,6 +33,14 @@ func (p *Policy) secretArg(c *shellparse.Command) *Result {
 			}
 			v = val
 		}
+		if p.cwdClear && bareName(v) {
+			// The common word: a name in the working folder, which only
+			// the base-name globs can match (what SecretWord comes to).
+			if pat, ok := p.secret.matchName(v); ok {
+				return &Result{Deny, "paths.deny", fmt.Sprintf("%s names %s, which matches the secret path %s", c.Name, v, pat)}
+			}
+			continue
+		}
 		// REV:PATH (git show HEAD:.env) and HOST:PATH (scp) too.
 		if pat, ok := p.SecretWord(v); ok {
 			return &Result{Deny, "paths.deny", fmt.Sprintf("%s names %s, which matches the secret path %s", c.Name, v, pat)}
@@ -66,6 +74,22 @@ func (p *Policy) secretPath(v string) (string, bool) {
 		return p.secret.matchName(path.Base(filepath.ToSlash(v)))
 	}
 	return p.secret.match(p.secret.resolve(v, p.cwd))
+}
+
+// bareName reports whether a word is a file name in the working folder
+// and nothing else: no folder, no ~, no colon, no "..".
+func bareName(v string) bool {
+	for i := 0; i < len(v); i++ {
+		switch v[i] {
+		case '/', '\\', '~', ':':
+			return false
+		case '.':
+			if i+1 < len(v) && v[i+1] == '.' {
+				return false
+			}
+		}
+	}
+	return v != ""
 }
 
 // plainRelative reports whether a path argument stays below the working
