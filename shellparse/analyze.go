@@ -61,6 +61,7 @@ type Analyzer struct {
 	a      analyzer
 	script Script
 	mem    arena
+	parser *parser
 }
 
 // Analyze parses and analyses text like AnalyzeLimits. The Script is
@@ -72,7 +73,10 @@ func (z *Analyzer) Analyze(text string) *Script {
 	}
 	z.mem.reset()
 	z.script.reset()
-	z.a = analyzer{script: &z.script, mem: &z.mem, visit: z.a.visit}
+	if z.parser == nil {
+		z.parser = &parser{p: syntax.NewParser(syntax.Variant(syntax.LangBash))}
+	}
+	z.a = analyzer{script: &z.script, mem: &z.mem, parser: z.parser, visit: z.a.visit}
 	z.a.analyze(text, lim)
 	return &z.script
 }
@@ -91,8 +95,9 @@ func (s *Script) reset() {
 	}
 }
 
+// clearList empties a list for reuse. Its old items are not cleared: the
+// list is only ever appended to, which overwrites them.
 func clearList[T any](xs []T) []T {
-	clear(xs)
 	return xs[:0]
 }
 
@@ -149,6 +154,7 @@ func bracketDepth(text string) int {
 type analyzer struct {
 	script    *Script
 	mem       *arena
+	parser    *parser // an Analyzer's own; nil takes one from the pool
 	lim       Limits
 	functions map[string]bool
 	visit     func(syntax.Node) bool
@@ -201,10 +207,13 @@ func (a *analyzer) script_(text string, ctx context, at Position) {
 		a.fail(FindingTooDeep, fmt.Sprintf("nesting deeper than %d levels", a.lim.MaxDepth), at)
 		return
 	}
-	p := parsers.Get().(*parser)
+	p := a.parser
+	if p == nil {
+		p = parsers.Get().(*parser)
+		defer parsers.Put(p)
+	}
 	p.r.Reset(text)
 	f, err := p.p.Parse(&p.r, "")
-	parsers.Put(p)
 	if err != nil {
 		a.parseError(text, err, ctx, at)
 		return

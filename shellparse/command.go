@@ -152,10 +152,18 @@ func shortFlag(r rune) string {
 }
 
 // fillCommand derives name, flags and positionals from resolved words, into
-// argv (len(words) long). text is the command's source, or "" to render it
-// from argv.
+// a zero cmd and argv (len(words) long). text is the command's source, or ""
+// to render it from argv.
 func fillCommand(cmd *Command, argv []string, words []Word, env map[string]string, pos Position, via []string, text string) {
-	*cmd = Command{Words: words, Argv: argv, Env: env, Pos: pos, Via: via, Text: text}
+	// Field by field into the zero Command: a whole-struct assignment
+	// copies every field behind a write barrier while the GC runs.
+	cmd.Words, cmd.Argv, cmd.Pos, cmd.Text = words, argv, pos, text
+	if env != nil {
+		cmd.Env = env
+	}
+	if via != nil {
+		cmd.Via = via
+	}
 	for i, w := range words {
 		cmd.Argv[i] = w.Text()
 		if w.Dynamic {

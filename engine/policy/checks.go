@@ -18,6 +18,21 @@ var constructRules = []struct{ construct, rule, what string }{
 	{shellparse.ConstructHeredoc, "shell.heredoc", "here-document"},
 }
 
+// constructResults are the results of constructRules under the recipe:
+// fixed for a policy, so computed once.
+func (p *Policy) constructResults() []Result {
+	results := make([]Result, len(constructRules))
+	for i, c := range constructRules {
+		v := p.shell[c.construct]
+		reason := c.what + " is allowed; the commands inside are checked"
+		if v != Allow {
+			reason = fmt.Sprintf("%s: %s by this recipe", c.what, map[Verdict]string{Ask: "needs confirmation", Deny: "not allowed"}[v])
+		}
+		results[i] = Result{v, c.rule, reason}
+	}
+	return results
+}
+
 // deviceTargets are redirect targets that never touch a file.
 var deviceTargets = map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/fd/1": true, "/dev/fd/2": true}
 
@@ -38,16 +53,10 @@ func (p *Policy) scriptChecks(s *shellparse.Script, ev *evaluation) []Check {
 			add("finding", f.Kind, f.Pos, Result{Deny, "analysis." + f.Kind, f.Message})
 		}
 	}
-	for _, c := range constructRules {
-		if !s.Has(c.construct) {
-			continue
+	for i, c := range constructRules {
+		if s.Has(c.construct) {
+			add("construct", c.construct, firstPos(s, c.construct), p.constructs[i])
 		}
-		v := p.shell[c.construct]
-		reason := c.what + " is allowed; the commands inside are checked"
-		if v != Allow {
-			reason = fmt.Sprintf("%s: %s by this recipe", c.what, map[Verdict]string{Ask: "needs confirmation", Deny: "not allowed"}[v])
-		}
-		add("construct", c.construct, firstPos(s, c.construct), Result{v, c.rule, reason})
 	}
 	for _, r := range s.Redirects {
 		if res, ok := p.redirect(r, p.cwd); ok {

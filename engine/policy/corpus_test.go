@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -124,6 +125,43 @@ func BenchmarkVet(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(lines)), "ns/command")
+}
+
+// BenchmarkVetOverParse reports vetting's cost as a multiple of parsing's
+// (the target is 2 or less): it alternates a parse pass and a vet pass over
+// the corpus and takes the median ratio of the pairs, which a busy machine
+// slows alike. Separate BenchmarkParse and BenchmarkVet runs are minutes
+// apart on a shared machine, whose speed drifts by more than the margin.
+func BenchmarkVetOverParse(b *testing.B) {
+	lines := corpus(b)
+	parser := syntax.NewParser(syntax.Variant(syntax.LangBash))
+	p := presetPolicy(b, "readonly")
+	var ratios []float64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		runtime.GC()
+		b.StartTimer()
+		start := time.Now()
+		for _, line := range lines {
+			f, err := parser.Parse(strings.NewReader(line), "")
+			if err != nil {
+				continue
+			}
+			syntax.Walk(f, func(syntax.Node) bool { return true })
+		}
+		parse := time.Since(start)
+		b.StopTimer()
+		runtime.GC()
+		b.StartTimer()
+		start = time.Now()
+		for _, line := range lines {
+			p.Check(line)
+		}
+		ratios = append(ratios, float64(time.Since(start))/float64(parse))
+	}
+	slices.Sort(ratios)
+	b.ReportMetric(ratios[len(ratios)/2], "vet/parse")
 }
 
 // BenchmarkAnalyze is parse + resolve + unwrap, without policy.

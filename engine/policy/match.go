@@ -137,7 +137,7 @@ func (p *Policy) matchProgram(name string, prog *program, c *shellparse.Command)
 	}
 
 	// Deny: flags anywhere, then the subcommand.
-	rule := "programs." + name
+	rule := prog.rule
 	if f, pat, ok := deniedFlag(c.Words[1:], prog.deny); ok {
 		m.deny = &Result{Deny, rule + ".deny_flags", fmt.Sprintf("%s %s is denied (matches %s)", name, f, pat)}
 		return m
@@ -163,7 +163,7 @@ func (p *Policy) matchProgram(name string, prog *program, c *shellparse.Command)
 
 	// Allow: subcommand known, every flag and argument allowed.
 	flags, args := prog.flags, prog.Args
-	scope := name
+	scope := argScope{name: name}
 	if len(prog.Subcommands) > 0 {
 		if m.sub == "" && len(rest) == 0 {
 			m.why = fmt.Sprintf("%s needs a subcommand%s", name, listOf("; allowed: ", slices.Sorted(maps.Keys(prog.Subcommands))))
@@ -173,7 +173,7 @@ func (p *Policy) matchProgram(name string, prog *program, c *shellparse.Command)
 			m.why = fmt.Sprintf("%s %s is not an allowed subcommand%s", name, m.sub, listOf("; allowed: ", slices.Sorted(maps.Keys(prog.Subcommands))))
 			return m
 		}
-		scope = name + " " + m.sub
+		scope.sub = m.sub
 		if sub != nil && sub.flags != nil {
 			flags = sub.flags
 		}
@@ -189,9 +189,20 @@ func (p *Policy) matchProgram(name string, prog *program, c *shellparse.Command)
 	return m
 }
 
+// argScope is the program, and its subcommand if any, whose arguments are
+// checked: it names them in messages, which few checks write.
+type argScope struct{ name, sub string }
+
+func (s argScope) String() string {
+	if s.sub == "" {
+		return s.name
+	}
+	return s.name + " " + s.sub
+}
+
 // checkArgs checks flags against an allow list (nil = any) and positionals
 // against argument patterns (nil = any).
-func (p *Policy) checkArgs(scope string, words []shellparse.Word, flags *flagSet, args []string, c *shellparse.Command) string {
+func (p *Policy) checkArgs(scope argScope, words []shellparse.Word, flags *flagSet, args []string, c *shellparse.Command) string {
 	endOfFlags := false
 	for _, w := range words {
 		v := w.Value

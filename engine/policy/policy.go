@@ -46,8 +46,10 @@ type Policy struct {
 	write         pathSet
 	secret        pathSet
 	shell         map[string]Verdict
-	unknown       Verdict
-	deflt         Verdict
+	// constructs are the results of constructRules, in their order.
+	constructs []Result
+	unknown    Verdict
+	deflt      Verdict
 
 	cwdClear    bool     // no anchored secret glob can match below cwd
 	secretNames []string // the base names of the **/NAME secret globs
@@ -157,6 +159,7 @@ func New(r *recipe.Recipe, opts Options) (*Policy, error) {
 		shellparse.ConstructHeredoc:      mustVerdict(sh.Heredoc),
 		shellparse.ConstructDynamicName:  mustVerdict(sh.DynamicCommandName),
 	}
+	p.constructs = p.constructResults()
 	p.deflt = mustVerdict(r.Default)
 	p.unknown = p.deflt
 	if sh.UnknownProgram != "" {
