@@ -250,9 +250,28 @@ func TestParseErrorPosition(t *testing.T) {
 }
 
 func TestQuote(t *testing.T) {
-	for in, want := range map[string]string{"ls": "ls", "": "''", "a b": "'a b'", "it's": `'it'\''s'`, "--x=y": "--x=y"} {
+	for in, want := range map[string]string{"ls": "ls", "": "''", "a b": "'a b'", "it's": `'it'\''s'`, "--x=y": "--x=y",
+		"a$b": "'a$b'", "é": "'é'", "*.go": "'*.go'", "A-Z_0.9/x:y,z+@%^": "A-Z_0.9/x:y,z+@%^"} {
 		if got := Quote(in); got != want {
 			t.Errorf("Quote(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestJoinArgv(t *testing.T) {
+	tests := []struct {
+		argv []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"ls"}, "ls"},
+		{[]string{""}, "''"},
+		{[]string{"a b"}, "'a b'"},
+		{[]string{"grep", "-n", "it's", "", "*.go"}, `grep -n 'it'\''s' '' '*.go'`},
+	}
+	for _, tt := range tests {
+		if got := JoinArgv(tt.argv); got != tt.want {
+			t.Errorf("JoinArgv(%q) = %q, want %q", tt.argv, got, tt.want)
 		}
 	}
 }

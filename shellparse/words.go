@@ -330,27 +330,58 @@ func position(p syntax.Pos) Position {
 
 // Quote renders an argv element so that a person can paste it into a shell.
 func Quote(s string) string {
+	if !needsQuotes(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// plainChars are the bytes that never need quoting.
+var plainChars = func() (t [256]bool) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = true, true
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for _, c := range "-_./=:,+@%^" {
+		t[c] = true
+	}
+	return
+}()
+
+func needsQuotes(s string) bool {
 	if s == "" {
-		return "''"
+		return true
 	}
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
-			strings.IndexByte("-_./=:,+@%^", c) >= 0) {
-			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		if !plainChars[s[i]] {
+			return true
 		}
 	}
-	return s
+	return false
 }
 
 // JoinArgv renders an argv for display.
 func JoinArgv(argv []string) string {
+	if len(argv) == 1 && !needsQuotes(argv[0]) {
+		return argv[0]
+	}
+	size := len(argv)
+	for _, a := range argv {
+		size += len(a) + 2 // room for quotes
+	}
 	var b strings.Builder
+	b.Grow(size)
 	for i, a := range argv {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(Quote(a))
+		if needsQuotes(a) {
+			b.WriteString(Quote(a))
+		} else {
+			b.WriteString(a)
+		}
 	}
 	return b.String()
 }
