@@ -82,23 +82,18 @@ func (z *Analyzer) Analyze(text string) *Script {
 }
 
 // reset empties the script, keeping the capacity of its lists.
+// Its old items are not cleared: lists are only ever appended to, which
+// overwrites them.
 func (s *Script) reset() {
-	*s = Script{
-		Commands:      clearList(s.Commands),
-		Operators:     clearList(s.Operators),
-		Constructs:    clearList(s.Constructs),
-		Redirects:     clearList(s.Redirects),
-		Substitutions: clearList(s.Substitutions),
-		Assignments:   clearList(s.Assignments),
-		Functions:     clearList(s.Functions),
-		Findings:      clearList(s.Findings),
-	}
-}
-
-// clearList empties a list for reuse. Its old items are not cleared: the
-// list is only ever appended to, which overwrites them.
-func clearList[T any](xs []T) []T {
-	return xs[:0]
+	s.Text, s.Depth, s.ParseError = "", 0, nil
+	s.Commands = s.Commands[:0]
+	s.Operators = s.Operators[:0]
+	s.Constructs = s.Constructs[:0]
+	s.Redirects = s.Redirects[:0]
+	s.Substitutions = s.Substitutions[:0]
+	s.Assignments = s.Assignments[:0]
+	s.Functions = s.Functions[:0]
+	s.Findings = s.Findings[:0]
 }
 
 func (a *analyzer) analyze(text string, lim Limits) {

@@ -82,7 +82,13 @@ func (f *flagSet) allows(tok string) bool {
 		return ok
 	}
 	for i := 1; i < len(tok); i++ {
-		if _, ok := f.match("-" + tok[i:i+1]); !ok {
+		if f.short[tok[i]] != "" {
+			continue
+		}
+		if len(f.globs) == 0 {
+			return false
+		}
+		if _, ok := f.globs.match("-" + tok[i:i+1]); !ok {
 			return false
 		}
 	}

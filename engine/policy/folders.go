@@ -10,7 +10,8 @@ import (
 // holding one of the recipe's secret places (~ holds ~/.ssh).
 func (p *Policy) secretFolder(c *shellparse.Command, ev *evaluation) *Result {
 	words := shellparse.FolderReads(c, ev.script)
-	for _, w := range words {
+	for i := range words {
+		w := &words[i]
 		if w.Dynamic || w.Value == "" {
 			continue // checked again at run time, expanded
 		}

@@ -151,3 +151,27 @@ func TestBareNameShortcut(t *testing.T) {
 		}
 	}
 }
+
+func TestFlagSet(t *testing.T) {
+	f := newFlagSet([]string{"-l", "-a", "--color", "-n*", "--format=*"})
+	allows := map[string]bool{
+		"-l": true, "-la": true, "-al": true, "-lx": false, "-x": false, "-n5": true, "-ln": true,
+		"--color": true, "--color=auto": true, "--colour": false, "--format=x": true, "--format": false,
+	}
+	for tok, want := range allows {
+		if got := f.allows(tok); got != want {
+			t.Errorf("allows(%q) = %v, want %v", tok, got, want)
+		}
+	}
+	d := newFlagSet([]string{"-f", "--force", "-i*"})
+	denies := map[string]string{"-f": "-f", "-rf": "-f", "-r": "", "--force": "--force", "--force=yes": "--force", "--forced": "", "-i.bak": "-i*"}
+	for tok, want := range denies {
+		if got, _ := d.denies(tok); got != want {
+			t.Errorf("denies(%q) = %q, want %q", tok, got, want)
+		}
+	}
+	var none *flagSet
+	if !none.allows("-anything") {
+		t.Error("a nil set allows every flag")
+	}
+}

@@ -204,7 +204,8 @@ func (s argScope) String() string {
 // against argument patterns (nil = any).
 func (p *Policy) checkArgs(scope argScope, words []shellparse.Word, flags *flagSet, args []string, c *shellparse.Command) string {
 	endOfFlags := false
-	for _, w := range words {
+	for i := range words {
+		w := &words[i]
 		v := w.Value
 		if !endOfFlags && v == "--" {
 			endOfFlags = true
@@ -228,7 +229,7 @@ func (p *Policy) checkArgs(scope argScope, words []shellparse.Word, flags *flagS
 		if len(args) == 0 {
 			return fmt.Sprintf("%s takes no arguments here (got %s)", scope, shellparse.Quote(w.Text()))
 		}
-		if !p.argAllowed(w, args, c) {
+		if !p.argAllowed(*w, args, c) {
 			return fmt.Sprintf("%s: argument %s does not match %s", scope, shellparse.Quote(w.Text()), strings.Join(args, ", "))
 		}
 	}
@@ -259,8 +260,8 @@ func deniedFlag(words []shellparse.Word, denied *flagSet) (tok, pattern string, 
 	if denied == nil || len(denied.list) == 0 {
 		return "", "", false
 	}
-	for _, w := range words {
-		v := w.Value
+	for i := range words {
+		v := words[i].Value
 		if v == "--" {
 			break
 		}

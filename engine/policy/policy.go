@@ -282,18 +282,24 @@ func (p *Policy) decide(s *shellparse.Script, detach bool) *Decision {
 	ev := evaluations.Get().(*evaluation)
 	ev.reset(p, s)
 	defer evaluations.Put(ev)
-	for _, c := range s.Commands {
+	for i, c := range s.Commands {
 		res, sub := p.command(c, ev)
-		cr := CommandResult{Text: c.Text, Argv: c.Argv, Name: c.Name, Via: c.Via, Pos: c.Pos, Result: res}
+		// Filled in place: the result is large, and copying it in whole
+		// is a barriered copy while the GC runs.
+		d.Commands = d.Commands[:i+1]
+		cr := &d.Commands[i]
+		cr.Text, cr.Argv, cr.Name, cr.Pos, cr.Result = c.Text, c.Argv, c.Name, c.Pos, res
+		if c.Via != nil {
+			cr.Via = c.Via
+		}
 		if detach {
-			i := len(argv)
+			j := len(argv)
 			argv = append(argv, c.Argv...)
-			cr.Argv = argv[i:len(argv):len(argv)]
+			cr.Argv = argv[j:len(argv):len(argv)]
 		}
 		if res.Verdict != Allow {
 			cr.Alternatives = p.alternatives(c.Name, sub)
 		}
-		d.Commands = append(d.Commands, cr)
 	}
 	d.Checks = p.scriptChecks(s, ev)
 	p.conclude(d)

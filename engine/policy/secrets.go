@@ -11,7 +11,8 @@ import (
 
 // secretArg denies a command whose arguments name a secret path.
 func (p *Policy) secretArg(c *shellparse.Command) *Result {
-	for _, w := range c.Words[1:] {
+	for i := 1; i < len(c.Words); i++ {
+		w := &c.Words[i]
 		if w.Dynamic {
 			// ~/.ssh/* lists a secret folder whatever it expands to; other
 			// dynamic words are checked again at run time, expanded.
