@@ -1,6 +1,12 @@
 package policy
 
-import "testing"
+import (
+	"path"
+	"strings"
+	"testing"
+
+	"github.com/reinsh/rein/engine/recipe"
+)
 
 func TestGlob(t *testing.T) {
 	tests := []struct {
@@ -86,8 +92,10 @@ func TestIsWholeAny(t *testing.T) {
 }
 
 func TestClearBelow(t *testing.T) {
-	ps := newPathSet([]string{"~/.ssh/**", "**/.env", "/etc/shadow"}, "/home/dev/proj", "/home/dev")
-	for dir, want := range map[string]bool{"/home/dev/proj": true, "/home/dev": false, "/": false, "/home/dev/.ssh/x": false, "/tmp": true} {
+	ps := newPathSet([]string{"~/.ssh/**", "**/.env", "/etc/shadow", "/home/*/.aws/**", "/proc/**/environ", "/srv/[ab]/key"}, "/home/dev/proj", "/home/dev")
+	for dir, want := range map[string]bool{"/home/dev/proj": true, "/home/dev": false, "/": false, "/home/dev/.ssh/x": false, "/tmp": true,
+		"/home": false, "/home/alice": false, "/home/alice/.aws": false, "/home/alice/src": true, "/etc": false, "/etc/shadow": false,
+		"/etc/ssh": true, "/proc/1": false, "/srv/a": false, "/srv/c": true, "/srv/a/key/x": true, "/srv/a/other": true} {
 		if got := ps.clearBelow(dir); got != want {
 			t.Errorf("clearBelow(%s) = %v, want %v", dir, got, want)
 		}
@@ -173,5 +181,43 @@ func TestFlagSet(t *testing.T) {
 	var none *flagSet
 	if !none.allows("-anything") {
 		t.Error("a nil set allows every flag")
+	}
+}
+
+// scanAll is match without the top-folder index: every glob, in order.
+func (ps *pathSet) scanAll(abs string) string {
+	split := strings.Split(abs, "/")
+	for _, g := range ps.globs {
+		switch {
+		case g.base != "":
+			if g.name.match(path.Base(abs)) {
+				return g.raw
+			}
+		case g.anywhere != nil:
+			for i := range split {
+				if matchSegments(g.anywhere, split[i:]) {
+					return g.raw
+				}
+			}
+		case matchSegments(g.segs, split):
+			return g.raw
+		}
+	}
+	return ""
+}
+
+func TestPathSetTopIndex(t *testing.T) {
+	globs := append([]string{"out/**", "docs/*.md", "/*/secret", "/etc", "**/a/b", "C:/Users/*/x"}, recipe.SecretPaths...)
+	ps := newPathSet(globs, "/work/repo", "/home/dev")
+	paths := []string{"/", "/etc", "/etc/shadow", "/etc/ssh/ssh_host_rsa_key", "/etc/passwd", "/home/dev/.ssh/id_rsa",
+		"/home/dev/.ssh", "/home/alice/.aws/credentials", "/home/dev/src/a.go", "/work/repo/out/x/y", "/work/repo/docs/a.md",
+		"/work/repo/.env", "/x/secret", "/proc/1/environ", "/proc/self/root/etc/x", "/proc/self/cwd/../.aws/credentials",
+		"/dev/mem", "/tmp/a/b", "/Users/bob/.ssh/config", "C:/Users/bob/x", "/root/.ssh/authorized_keys",
+		"/home/dev/.local/state/rein/rein.db", "/usr/share/key.pem", "/srv/id_rsa.pub"}
+	for _, p := range paths {
+		got, _ := ps.match(p)
+		if want := ps.scanAll(p); got != want {
+			t.Errorf("match(%q) = %q, every glob in order gives %q", p, got, want)
+		}
 	}
 }

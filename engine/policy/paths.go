@@ -23,6 +23,12 @@ type pathSet struct {
 	// when a names glob has no such byte (a[bc]d, *).
 	nameEnds [256]uint8
 	nameAny  bool
+	// byTop lists, for each top folder ("/home", "/etc") some glob names
+	// literally, the globs a path below it may match, in order; a path
+	// under any other top folder tries only otherTop. A path argument is
+	// then checked against a handful of globs, not all forty.
+	byTop    map[string][]int
+	otherTop []int
 }
 
 type pathGlob struct {
@@ -75,7 +81,48 @@ func newPathSet(patterns []string, workspace, home string) pathSet {
 			ps.noteName(g.name)
 		}
 	}
+	ps.indexTops()
 	return ps
+}
+
+// topOf is the text of a path up to its second slash: "/home" for
+// /home/dev/x, "C:/Users" for C:/Users/dev.
+func topOf(p string) string {
+	i := strings.IndexByte(p, '/')
+	if i < 0 {
+		return p
+	}
+	if j := strings.IndexByte(p[i+1:], '/'); j >= 0 {
+		return p[:i+1+j]
+	}
+	return p
+}
+
+func (ps *pathSet) indexTops() {
+	ps.byTop = map[string][]int{}
+	literalTop := make([]string, len(ps.globs))
+	for i, g := range ps.globs {
+		if g.base != "" || g.anywhere != nil {
+			continue
+		}
+		abs := strings.Join(g.segs, "/")
+		if top := topOf(abs); !strings.ContainsAny(top, "*?[\\") && top != abs {
+			literalTop[i] = top
+			ps.byTop[top] = nil
+		}
+	}
+	for top := range ps.byTop {
+		for i := range ps.globs {
+			if literalTop[i] == "" || literalTop[i] == top {
+				ps.byTop[top] = append(ps.byTop[top], i)
+			}
+		}
+	}
+	for i := range ps.globs {
+		if literalTop[i] == "" {
+			ps.otherTop = append(ps.otherTop, i)
+		}
+	}
 }
 
 func (ps *pathSet) noteName(m nameMatcher) {
@@ -115,9 +162,25 @@ func (ps *pathSet) resolve(arg, cwd string) string {
 	if strings.HasPrefix(strings.TrimLeft(p, "/"), "proc/") && procLink.MatchString(p) {
 		// /proc/PID/cwd/.. leaves through a link to another folder:
 		// cleaning it by its text would land somewhere else than the kernel.
-		return p
+		// Doubled slashes still go: //proc//self is /proc/self.
+		return singleSlashes(p)
 	}
 	return path.Clean(p)
+}
+
+// singleSlashes replaces each run of slashes with one.
+func singleSlashes(p string) string {
+	if !strings.Contains(p, "//") {
+		return p
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if p[i] == '/' && i > 0 && p[i-1] == '/' {
+			continue
+		}
+		b.WriteByte(p[i])
+	}
+	return b.String()
 }
 
 // procLink matches paths through /proc's links to a process's folders and
@@ -179,7 +242,11 @@ func (ps *pathSet) match(abs string) (string, bool) {
 	var split []string
 	base := path.Base(abs)
 	mayName := ps.mayName(base)
-	for i := range ps.globs {
+	candidates, ok := ps.byTop[topOf(abs)]
+	if !ok {
+		candidates = ps.otherTop
+	}
+	for _, i := range candidates {
 		g := &ps.globs[i]
 		if g.base != "" {
 			if mayName && g.name.match(base) {
@@ -274,10 +341,14 @@ func IsPath(s string) bool {
 }
 
 // clearBelow reports whether no anchored glob (one not of the form **/NAME)
-// can match a path below dir: each one's literal prefix is neither inside
-// dir nor a parent of it... unless that prefix lies outside dir entirely.
+// can match dir or a path below it. /home/*/.ssh/** leaves /home/dev/proj
+// clear: its third segment would have to be .ssh.
 func (ps *pathSet) clearBelow(dir string) bool {
 	dir = path.Clean(filepath.ToSlash(dir))
+	dirSegs := strings.Split(dir, "/")
+	if dir == "/" {
+		dirSegs = []string{""}
+	}
 	for _, g := range ps.globs {
 		if g.base != "" {
 			continue
@@ -285,8 +356,24 @@ func (ps *pathSet) clearBelow(dir string) bool {
 		if g.anywhere != nil {
 			return false // a multi-segment **/a/b glob can match anywhere
 		}
-		prefix := strings.TrimSuffix(g.prefix, "/")
-		if prefix == "" || Inside(prefix, dir) || Inside(dir, prefix) {
+		if mayMatchBelow(g.segs, dirSegs) {
+			return false
+		}
+	}
+	return true
+}
+
+// mayMatchBelow reports whether a glob's segments could match the folder
+// dir (its segments) or a path below it. Unsure is yes.
+func mayMatchBelow(glob, dir []string) bool {
+	for ; len(dir) > 0; glob, dir = glob[1:], dir[1:] {
+		if len(glob) == 0 {
+			return false // the glob ends above dir
+		}
+		if glob[0] == "**" {
+			return true
+		}
+		if ok, err := path.Match(glob[0], dir[0]); !ok && err == nil {
 			return false
 		}
 	}

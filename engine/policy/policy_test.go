@@ -342,6 +342,8 @@ func TestProcSecrets(t *testing.T) {
 		"cat /proc/1/mem",
 		"cat /proc/self/cwd/../.aws/credentials",
 		"cat /proc/self/root/etc/hostname",
+		"cat //proc//self/root/etc/hostname", // doubled slashes reach the same link
+		"cat /proc/self/root//etc/hostname",
 		"cat /proc/self/fd/3",
 		"grep -r TOKEN /proc",
 		"head -c 100 < /proc/self/environ",
