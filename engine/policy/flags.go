@@ -2,19 +2,34 @@ package policy
 
 import (
 	"strings"
-	"sync"
 
 	"github.com/reinsh/rein/engine/recipe"
 )
 
 // flagSet is a list of flag patterns compiled for fast lookups: exact
-// tokens in a map, single letters (-x) in a table, globs with prefixes.
+// tokens in a map, single letters (-x) in a bitmap, globs with prefixes.
 type flagSet struct {
 	exact map[string]string
-	short [256]string
+	short byteSet // c is set when -c is in the set
 	globs globSet
 	list  []string // as written, for messages
 }
+
+// byteSet is a set of bytes: 32 bytes, where a table of the patterns
+// themselves took 4 KiB per set and missed the cache on every lookup.
+type byteSet [4]uint64
+
+func (b *byteSet) add(c byte)      { b[c/64] |= 1 << (c % 64) }
+func (b *byteSet) has(c byte) bool { return b[c/64]&(1<<(c%64)) != 0 }
+func shortPattern(c byte) string   { return shortPatterns[c] }
+
+// shortPatterns holds "-c" for every byte c.
+var shortPatterns = func() (t [256]string) {
+	for c := range t {
+		t[c] = "-" + string([]byte{byte(c)})
+	}
+	return
+}()
 
 func newFlagSet(patterns []string) *flagSet {
 	if patterns == nil {
@@ -29,7 +44,7 @@ func newFlagSet(patterns []string) *flagSet {
 		default:
 			f.exact[p] = p
 			if len(p) == 2 && p[0] == '-' {
-				f.short[p[1]] = p
+				f.short.add(p[1])
 			}
 		}
 	}
@@ -60,8 +75,8 @@ func (f *flagSet) denies(tok string) (string, bool) {
 		return "", false
 	}
 	for i := 1; i < len(tok); i++ {
-		if p := f.short[tok[i]]; p != "" {
-			return p, true
+		if f.short.has(tok[i]) {
+			return shortPattern(tok[i]), true
 		}
 	}
 	return "", false
@@ -82,7 +97,7 @@ func (f *flagSet) allows(tok string) bool {
 		return ok
 	}
 	for i := 1; i < len(tok); i++ {
-		if f.short[tok[i]] != "" {
+		if f.short.has(tok[i]) {
 			continue
 		}
 		if len(f.globs) == 0 {
@@ -108,41 +123,6 @@ type subcommand struct {
 	*recipe.Subcommand
 	deny  *flagSet
 	flags *flagSet
-}
-
-// programTable compiles a recipe's programs as commands first name them: a
-// recipe lists dozens, a command uses one or two, and compiling them all
-// was a quarter of starting a policy.
-type programTable struct {
-	entries map[string]*lazyProgram
-}
-
-type lazyProgram struct {
-	once sync.Once
-	src  *recipe.Program
-	p    *program
-}
-
-func newProgramTable(progs map[string]*recipe.Program) *programTable {
-	t := &programTable{entries: make(map[string]*lazyProgram, len(progs))}
-	slab := make([]lazyProgram, len(progs))
-	i := 0
-	for name, p := range progs {
-		slab[i].src = p
-		t.entries[name] = &slab[i]
-		i++
-	}
-	return t
-}
-
-// get is the compiled program called name, if the recipe has one.
-func (t *programTable) get(name string) (*program, bool) {
-	e, ok := t.entries[name]
-	if !ok {
-		return nil, false
-	}
-	e.once.Do(func() { e.p = compileProgram(name, e.src) })
-	return e.p, true
 }
 
 func compileProgram(name string, p *recipe.Program) *program {

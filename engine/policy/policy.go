@@ -29,23 +29,19 @@ type Policy struct {
 	cwd       string
 	tool      string
 
-	catalog  map[string][]catalogEntry // by first token
-	programs *programTable
-	allow    globSet
-	ask      globSet
-	deny     globSet
-	each     []*compiledRule
-	when     []*compiledRule
-	// eachByName lists, for each command name some each-rule's guard
-	// names, the each-rules that may match it (in recipe order); other
-	// names get eachUnguarded. One lookup per command instead of one per
-	// rule and verdict.
-	eachByName    map[string][]*compiledRule
-	eachUnguarded []*compiledRule
-	read          pathSet
-	write         pathSet
-	secret        pathSet
-	shell         map[string]Verdict
+	catalog map[string][]catalogEntry // by first token
+	// names holds, by command name, its program, each-rules and catalog
+	// entries: one lookup per command.
+	names  *nameTable
+	allow  globSet
+	ask    globSet
+	deny   globSet
+	each   []*compiledRule
+	when   []*compiledRule
+	read   pathSet
+	write  pathSet
+	secret pathSet
+	shell  map[string]Verdict
 	// constructs are the results of constructRules, in their order.
 	constructs []Result
 	unknown    Verdict
@@ -126,7 +122,6 @@ func New(r *recipe.Recipe, opts Options) (*Policy, error) {
 		p.catalog[toks[0].text] = append(p.catalog[toks[0].text], catalogEntry{command: c.Command, rule: "commands: " + c.Command, tokens: toks})
 	}
 	p.allow, p.ask, p.deny = newGlobSet(r.Allow), newGlobSet(r.Ask), newGlobSet(r.Deny)
-	p.programs = newProgramTable(r.Programs)
 	for _, rule := range r.Rules {
 		cr, err := newRule(rule, r.Locate)
 		if err == nil && !opts.RulesChecked {
@@ -141,7 +136,7 @@ func New(r *recipe.Recipe, opts Options) (*Policy, error) {
 			p.when = append(p.when, cr)
 		}
 	}
-	p.indexEach()
+	p.names = newNameTable(r.Programs, p.each, p.catalog)
 	p.read = newPathSet(r.Paths.Read, r.Workspace, home)
 	p.write = newPathSet(r.Paths.Write, r.Workspace, home)
 	p.secret = newPathSet(r.Paths.Deny, r.Workspace, home)
@@ -167,35 +162,6 @@ func New(r *recipe.Recipe, opts Options) (*Policy, error) {
 	}
 	p.alts = &alternatives{}
 	return p, nil
-}
-
-func (p *Policy) indexEach() {
-	p.eachByName = map[string][]*compiledRule{}
-	for _, r := range p.each {
-		if r.names == nil {
-			p.eachUnguarded = append(p.eachUnguarded, r)
-		}
-		for name := range r.names {
-			p.eachByName[name] = nil
-		}
-	}
-	for name := range p.eachByName {
-		var rules []*compiledRule
-		for _, r := range p.each {
-			if r.names == nil || r.names[name] {
-				rules = append(rules, r)
-			}
-		}
-		p.eachByName[name] = rules
-	}
-}
-
-// eachFor is the each-rules that may match a command called name.
-func (p *Policy) eachFor(name string) []*compiledRule {
-	if rules, ok := p.eachByName[name]; ok {
-		return rules
-	}
-	return p.eachUnguarded
 }
 
 // Recipe returns the recipe the policy was compiled from.
@@ -428,7 +394,8 @@ func (p *Policy) command(c *shellparse.Command, ev *evaluation) (Result, string)
 		return Result{p.shell[shellparse.ConstructFunction], "shell.function", fmt.Sprintf("%s calls a function declared in this script", c.Name)}, ""
 	}
 	name := c.Name
-	prog, known := p.programs.get(name)
+	e := p.names.get(name)
+	prog, known := e.compiled(name)
 	var pm programMatch
 	if known {
 		pm = p.matchProgram(name, prog, c)
@@ -437,8 +404,12 @@ func (p *Policy) command(c *shellparse.Command, ev *evaluation) (Result, string)
 	if !known {
 		sub = c.Sub
 	}
-	cc := commandCheck{p: p, ev: ev, c: c, sub: sub, rules: p.eachFor(c.Name)}
-	entries, listed := p.catalog[c.Path]
+	cc := commandCheck{p: p, ev: ev, c: c, sub: sub, rules: e.each}
+	entries := e.catalog
+	if c.Path != name {
+		entries = p.catalog[c.Path]
+	}
+	listed := len(entries) > 0
 	argv := ""
 	if len(p.allow)+len(p.ask)+len(p.deny) > 0 {
 		argv = strings.Join(c.Argv, " ")

@@ -1,0 +1,80 @@
+package policy
+
+import (
+	"sync"
+
+	"github.com/reinsh/rein/engine/recipe"
+)
+
+// nameTable is what a policy knows about each command name, found with one
+// lookup per simple command: the program's rules (compiled when a command
+// first names it: a recipe lists dozens, a command uses one or two, and
+// compiling them all was a quarter of starting a policy), the each-rules
+// whose guard may let the name through, and the catalog entries it starts.
+type nameTable struct {
+	byName map[string]*nameEntry
+	// other is the entry of every name the recipe does not mention.
+	other nameEntry
+}
+
+type nameEntry struct {
+	// program, when the recipe has one by this name.
+	src  *recipe.Program
+	once sync.Once
+	prog *program
+	// each lists the each-rules that may match the name, in recipe order.
+	each []*compiledRule
+	// catalog lists the catalog entries whose first token is the name.
+	catalog []catalogEntry
+}
+
+func newNameTable(progs map[string]*recipe.Program, each []*compiledRule, catalog map[string][]catalogEntry) *nameTable {
+	t := &nameTable{byName: map[string]*nameEntry{}}
+	entry := func(name string) *nameEntry {
+		e := t.byName[name]
+		if e == nil {
+			e = &nameEntry{}
+			t.byName[name] = e
+		}
+		return e
+	}
+	for name, p := range progs {
+		entry(name).src = p
+	}
+	for name, entries := range catalog {
+		entry(name).catalog = entries
+	}
+	for _, r := range each {
+		for name := range r.names {
+			entry(name)
+		}
+	}
+	for _, r := range each {
+		if r.names == nil {
+			t.other.each = append(t.other.each, r)
+		}
+		for name, e := range t.byName {
+			if r.names == nil || r.names[name] {
+				e.each = append(e.each, r)
+			}
+		}
+	}
+	return t
+}
+
+// get returns the entry for name (never nil).
+func (t *nameTable) get(name string) *nameEntry {
+	if e, ok := t.byName[name]; ok {
+		return e
+	}
+	return &t.other
+}
+
+// compiled is the entry's program, compiled on first use, if it has one.
+func (e *nameEntry) compiled(name string) (*program, bool) {
+	if e.src == nil {
+		return nil, false
+	}
+	e.once.Do(func() { e.prog = compileProgram(name, e.src) })
+	return e.prog, true
+}
