@@ -167,13 +167,16 @@ func abs(x int) int {
 // plainLiteral reports whether an unquoted literal means exactly itself.
 func plainLiteral(s string) bool {
 	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '\\', '{', '*', '?', '[', '~', '\n':
+		if literalSpecial[s[i]] {
 			return false
 		}
 	}
 	return true
 }
+
+// literalSpecial marks the bytes that give an unquoted literal a meaning
+// beyond itself (escapes, braces, globs, ~, line breaks).
+var literalSpecial = [256]bool{'\\': true, '{': true, '*': true, '?': true, '[': true, '~': true, '\n': true}
 
 // classify walks a word's parts once and reports what kind of word it is.
 //   - dynamic: parameter expansion, command/process substitution, arithmetic

@@ -53,9 +53,11 @@ func (p *Policy) scriptChecks(s *shellparse.Script, ev *evaluation) []Check {
 			add("finding", f.Kind, f.Pos, Result{Deny, "analysis." + f.Kind, f.Message})
 		}
 	}
-	for i, c := range constructRules {
-		if s.Has(c.construct) {
-			add("construct", c.construct, firstPos(s, c.construct), p.constructs[i])
+	if len(s.Constructs) > 0 {
+		for i, c := range constructRules {
+			if s.Has(c.construct) {
+				add("construct", c.construct, firstPos(s, c.construct), p.constructs[i])
+			}
 		}
 	}
 	for _, r := range s.Redirects {

@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/reinsh/rein/engine/recipe"
@@ -13,6 +15,8 @@ type flagSet struct {
 	short byteSet // c is set when -c is in the set
 	globs globSet
 	list  []string // as written, for messages
+	// allowed ends a message about a flag not in the set.
+	allowed string
 }
 
 // byteSet is a set of bytes: 32 bytes, where a table of the patterns
@@ -35,7 +39,7 @@ func newFlagSet(patterns []string) *flagSet {
 	if patterns == nil {
 		return nil
 	}
-	f := &flagSet{exact: map[string]string{}, list: patterns}
+	f := &flagSet{exact: map[string]string{}, list: patterns, allowed: listOf("; allowed: ", patterns)}
 	var globs []string
 	for _, p := range patterns {
 		switch {
@@ -117,6 +121,10 @@ type program struct {
 	deny  *flagSet
 	flags *flagSet
 	subs  map[string]*subcommand
+	// allowedGlobals and allowedSubs end the messages of commands that
+	// miss them ("; allowed: log, show, …"): written once, not per denial.
+	allowedGlobals string
+	allowedSubs    string
 }
 
 type subcommand struct {
@@ -126,7 +134,9 @@ type subcommand struct {
 }
 
 func compileProgram(name string, p *recipe.Program) *program {
-	cp := &program{Program: p, rule: "programs." + name, deny: newFlagSet(nonNil(p.DenyFlags)), flags: newFlagSet(p.Flags), subs: map[string]*subcommand{}}
+	cp := &program{Program: p, rule: "programs." + name, deny: newFlagSet(nonNil(p.DenyFlags)), flags: newFlagSet(p.Flags), subs: map[string]*subcommand{},
+		allowedGlobals: listOf("; allowed: ", slices.Sorted(maps.Keys(p.GlobalFlags))),
+		allowedSubs:    listOf("; allowed: ", slices.Sorted(maps.Keys(p.Subcommands)))}
 	for sname, s := range p.Subcommands {
 		if s == nil {
 			s = &recipe.Subcommand{}

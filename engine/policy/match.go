@@ -2,8 +2,6 @@ package policy
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/reinsh/rein/shellparse"
@@ -113,7 +111,7 @@ func (p *Policy) matchProgram(name string, prog *program, c *shellparse.Command)
 			fname, _, hasValue := strings.Cut(w, "=")
 			gf, known := prog.GlobalFlags[fname]
 			if !known {
-				m.why = fmt.Sprintf("%s %s is not an allowed option before the subcommand%s", name, w, listOf("; allowed: ", slices.Sorted(maps.Keys(prog.GlobalFlags))))
+				m.why = fmt.Sprintf("%s %s is not an allowed option before the subcommand%s", name, w, prog.allowedGlobals)
 				break
 			}
 			if gf.Value && !hasValue {
@@ -166,11 +164,11 @@ func (p *Policy) matchProgram(name string, prog *program, c *shellparse.Command)
 	scope := argScope{name: name}
 	if len(prog.Subcommands) > 0 {
 		if m.sub == "" && len(rest) == 0 {
-			m.why = fmt.Sprintf("%s needs a subcommand%s", name, listOf("; allowed: ", slices.Sorted(maps.Keys(prog.Subcommands))))
+			m.why = fmt.Sprintf("%s needs a subcommand%s", name, prog.allowedSubs)
 			return m
 		}
 		if sub == nil && !contains(prog.AskSubcommands, m.sub) {
-			m.why = fmt.Sprintf("%s %s is not an allowed subcommand%s", name, m.sub, listOf("; allowed: ", slices.Sorted(maps.Keys(prog.Subcommands))))
+			m.why = fmt.Sprintf("%s %s is not an allowed subcommand%s", name, m.sub, prog.allowedSubs)
 			return m
 		}
 		scope.sub = m.sub
@@ -219,7 +217,7 @@ func (p *Policy) checkArgs(scope argScope, words []shellparse.Word, flags *flagS
 				return fmt.Sprintf("%s: the option %s is computed at run time", scope, w.Raw)
 			}
 			if !flags.allows(v) {
-				return fmt.Sprintf("%s %s is not an allowed option%s", scope, v, listOf("; allowed: ", flags.list))
+				return fmt.Sprintf("%s %s is not an allowed option%s", scope, v, flags.allowed)
 			}
 			continue
 		}

@@ -13,6 +13,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -300,17 +301,30 @@ func (p *Policy) conclude(d *Decision) {
 			return
 		}
 		// The distinct rules that allowed the commands, in order.
-		var rules []string
-		for _, c := range d.Commands {
-			if !contains(rules, c.Rule) {
-				rules = append(rules, c.Rule)
+		var b strings.Builder
+		for i := range d.Commands {
+			if ruleSeen(d.Commands[:i], d.Commands[i].Rule) {
+				continue
 			}
+			if b.Len() > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(d.Commands[i].Rule)
 		}
-		d.Rule, d.Reason = strings.Join(rules, ", "), fmt.Sprintf("all %d commands allowed", len(d.Commands))
+		d.Rule, d.Reason = b.String(), "all "+strconv.Itoa(len(d.Commands))+" commands allowed"
 		return
 	}
 	d.Verdict, d.Rule, d.Reason = first.Verdict, first.Rule, first.Reason
 	d.Alternatives = alternatives
+}
+
+func ruleSeen(results []CommandResult, rule string) bool {
+	for i := range results {
+		if results[i].Rule == rule {
+			return true
+		}
+	}
+	return false
 }
 
 // evaluation carries per-Decide state: the lazily built script view, the
