@@ -61,8 +61,15 @@ type alternatives struct {
 	bySub   map[string][]string // program -> its allowed subcommands
 }
 
-// evaluations are scratch state for Decide, reused across calls.
-var evaluations = sync.Pool{New: func() any { return &evaluation{} }}
+// scratch is what one Check reuses from the last: the analysis's memory
+// (Check keeps nothing of the Script in its Decision) and the evaluation
+// state. One pool for both: each trip to a pool costs.
+type scratch struct {
+	analyzer shellparse.Analyzer
+	ev       evaluation
+}
+
+var scratches = sync.Pool{New: func() any { return new(scratch) }}
 
 // In returns the policy as it applies to commands running in dir (a folder
 // the interpreter has changed to): relative paths resolve from there.
@@ -203,24 +210,23 @@ type Decision struct {
 
 // Check vets shell text: analyse, then decide.
 func (p *Policy) Check(text string) *Decision {
-	z := analyzers.Get().(*shellparse.Analyzer)
-	d := p.decide(z.Analyze(text), true)
-	analyzers.Put(z)
+	sc := scratches.Get().(*scratch)
+	d := p.decide(sc.analyzer.Analyze(text), &sc.ev, true)
+	scratches.Put(sc)
 	return d
 }
 
-// analyzers reuse the memory of one analysis for the next: Check keeps
-// nothing of the Script in its Decision.
-var analyzers = sync.Pool{New: func() any { return new(shellparse.Analyzer) }}
-
 // Decide returns the decision on an analysed script.
 func (p *Policy) Decide(s *shellparse.Script) *Decision {
-	return p.decide(s, false)
+	sc := scratches.Get().(*scratch)
+	d := p.decide(s, &sc.ev, false)
+	scratches.Put(sc)
+	return d
 }
 
 // decide decides s. With detach, the Decision shares no memory with s
 // (whose memory is reused): argv and findings are copied.
-func (p *Policy) decide(s *shellparse.Script, detach bool) *Decision {
+func (p *Policy) decide(s *shellparse.Script, ev *evaluation, detach bool) *Decision {
 	var d *Decision
 	var argv []string
 	if len(s.Commands) == 1 && len(s.Commands[0].Argv) <= 4 {
@@ -246,9 +252,7 @@ func (p *Policy) decide(s *shellparse.Script, detach bool) *Decision {
 			argv = make([]string, 0, n)
 		}
 	}
-	ev := evaluations.Get().(*evaluation)
 	ev.reset(p, s)
-	defer evaluations.Put(ev)
 	for i, c := range s.Commands {
 		res, sub := p.command(c, ev)
 		// Filled in place: the result is large, and copying it in whole
