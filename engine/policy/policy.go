@@ -227,20 +227,7 @@ func (p *Policy) Decide(s *shellparse.Script) *Decision {
 // decide decides s. With detach, the Decision shares no memory with s
 // (whose memory is reused): argv and findings are copied.
 func (p *Policy) decide(s *shellparse.Script, ev *evaluation, detach bool) *Decision {
-	var d *Decision
-	var argv []string
-	if len(s.Commands) == 1 && len(s.Commands[0].Argv) <= 4 {
-		// The common case in one allocation.
-		b := &struct {
-			d    Decision
-			c    [1]CommandResult
-			argv [4]string
-		}{}
-		d = &b.d
-		d.Commands, argv = b.c[:0:1], b.argv[:0]
-	} else {
-		d = &Decision{Commands: make([]CommandResult, 0, len(s.Commands))}
-	}
+	d, argv := newDecision(s)
 	d.Command, d.Findings = s.Text, s.Findings
 	if detach {
 		d.Findings = slices.Clone(s.Findings)
@@ -275,6 +262,43 @@ func (p *Policy) decide(s *shellparse.Script, ev *evaluation, detach bool) *Deci
 	d.Checks = p.scriptChecks(s, ev)
 	p.conclude(d)
 	return d
+}
+
+// newDecision allocates a decision with room for the script's command
+// results, and for their argv when that fits: the common scripts (one to
+// three commands) in one allocation.
+func newDecision(s *shellparse.Script) (*Decision, []string) {
+	n, argc := len(s.Commands), 0
+	for _, c := range s.Commands {
+		argc += len(c.Argv)
+	}
+	switch {
+	case n <= 1 && argc <= 4:
+		b := &struct {
+			d    Decision
+			c    [1]CommandResult
+			argv [4]string
+		}{}
+		b.d.Commands = b.c[:0:n]
+		return &b.d, b.argv[:0]
+	case n == 2 && argc <= 10:
+		b := &struct {
+			d    Decision
+			c    [2]CommandResult
+			argv [10]string
+		}{}
+		b.d.Commands = b.c[:0:n]
+		return &b.d, b.argv[:0]
+	case n == 3 && argc <= 14:
+		b := &struct {
+			d    Decision
+			c    [3]CommandResult
+			argv [14]string
+		}{}
+		b.d.Commands = b.c[:0:n]
+		return &b.d, b.argv[:0]
+	}
+	return &Decision{Commands: make([]CommandResult, 0, n)}, nil
 }
 
 // conclude sets the overall verdict: the strictest result, the first one
