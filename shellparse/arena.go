@@ -9,6 +9,7 @@ type arena struct {
 	cmds  []Command
 	words []Word
 	strs  []string
+	flags []Flag
 }
 
 // reset makes the blocks' memory available again. Everything handed out
@@ -20,6 +21,7 @@ func (m *arena) reset() {
 	m.cmds = m.cmds[:0]
 	m.words = m.words[:0]
 	m.strs = m.strs[:0]
+	m.flags = m.flags[:0]
 }
 
 // grow is the capacity of a new block that must hold n more items.
@@ -53,4 +55,14 @@ func (m *arena) strings(n int) []string {
 	i := len(m.strs)
 	m.strs = m.strs[:i+n]
 	return m.strs[i : i+n : i+n]
+}
+
+// flagList returns an empty list with room for n flags.
+func (m *arena) flagList(n int) []Flag {
+	if cap(m.flags)-len(m.flags) < n {
+		m.flags = make([]Flag, 0, grow(cap(m.flags), n, 8))
+	}
+	i := len(m.flags)
+	m.flags = m.flags[:i+n]
+	return m.flags[i : i : i+n]
 }

@@ -124,6 +124,7 @@ func (a *analyzer) simple(words []Word, env map[string]string, ctx context, pos 
 		return nil
 	}
 	cmd := a.mem.command()
+	cmd.mem = a.mem
 	fillCommand(cmd, a.mem.strings(len(words)), words, env, pos, ctx.via, text)
 	cmd.execd = ctx.execd
 	a.script.Commands = append(a.script.Commands, cmd)
@@ -227,11 +228,21 @@ func (c *Command) Split() {
 			nflags += len(w.Value) - 1
 		}
 	}
-	if nflags > 0 {
-		c.Flags = make([]Flag, 0, nflags)
-	}
-	if len(words) > 1 {
-		c.Positionals = make([]string, 0, len(words)-1)
+	switch {
+	case c.mem != nil:
+		if nflags > 0 {
+			c.Flags = c.mem.flagList(nflags)
+		}
+		if len(words) > 1 {
+			c.Positionals = c.mem.strings(len(words) - 1)[:0]
+		}
+	default: // a Command not made by an analysis
+		if nflags > 0 {
+			c.Flags = make([]Flag, 0, nflags)
+		}
+		if len(words) > 1 {
+			c.Positionals = make([]string, 0, len(words)-1)
+		}
 	}
 	endOfFlags := false
 	for i, w := range words[1:] {

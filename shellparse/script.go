@@ -108,6 +108,7 @@ type Command struct {
 
 	execd bool
 	split bool
+	mem   *arena // where Split takes its lists from
 }
 
 // Redirect is one redirection on a statement.
