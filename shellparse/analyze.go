@@ -164,7 +164,8 @@ type context struct {
 	depth int
 	// at, when set, is the position reported for everything inside a nested
 	// script (whose own positions are relative to a string argument).
-	at *Position
+	at     Position
+	nested bool // at is set
 	// execd is set below a wrapper that executes a program (sudo, xargs,
 	// find -exec, sh -c): shell functions of this script are not visible there.
 	execd bool
@@ -172,14 +173,37 @@ type context struct {
 
 func (c context) with(via string) context {
 	n := c
-	n.via = append(append([]string(nil), c.via...), via)
+	if sole, ok := soleVia[via]; ok && len(c.via) == 0 {
+		n.via = sole
+	} else {
+		n.via = append(append(make([]string, 0, len(c.via)+1), c.via...), via)
+	}
 	n.depth++
 	return n
 }
 
+// soleVia holds a shared one-element list for each common label, so that
+// entering a wrapper or substitution at the top allocates nothing. The
+// lists are capped: appending to one copies it. Nobody writes into a Via.
+var soleVia = func() map[string][]string {
+	labels := []string{"$(…)", "`…`", "<(…)", ">(…)", "find -exec", "find -execdir", "find -ok", "find -okdir",
+		"eval", "trap", "watch", "watch -x", "flock", "flock -c", "parallel", "env -S", "@test", "( … )"}
+	for name := range wrappers {
+		labels = append(labels, name)
+	}
+	for name := range shells {
+		labels = append(labels, shellDashC[name])
+	}
+	m := make(map[string][]string, len(labels))
+	for _, l := range labels {
+		m[l] = []string{l}[:1:1]
+	}
+	return m
+}()
+
 func (c context) pos(p syntax.Pos) Position {
-	if c.at != nil {
-		return *c.at
+	if c.nested {
+		return c.at
 	}
 	return position(p)
 }
@@ -224,15 +248,15 @@ func (a *analyzer) parseError(text string, err error, ctx context, at Position) 
 	msg := err.Error()
 	switch {
 	case errors.As(err, &pe):
-		if ctx.at == nil && len(ctx.via) == 0 {
+		if !ctx.nested && len(ctx.via) == 0 {
 			pos = position(pe.Pos)
 		}
 		msg = fmt.Sprintf("%s: %s", position(pe.Pos), pe.Text)
-		if ctx.at == nil && len(ctx.via) == 0 {
+		if !ctx.nested && len(ctx.via) == 0 {
 			msg += near(text, int(pe.Pos.Offset()))
 		}
 	case errors.As(err, &le):
-		if ctx.at == nil && len(ctx.via) == 0 {
+		if !ctx.nested && len(ctx.via) == 0 {
 			pos = position(le.Pos)
 		}
 		msg = fmt.Sprintf("%s: %s", position(le.Pos), strings.TrimPrefix(le.Error(), le.Pos.String()+": "))

@@ -71,7 +71,7 @@ func (a *analyzer) call(c *syntax.CallExpr, ctx context) {
 		return
 	}
 	text := sourceOf(ctx.src, c)
-	if ctx.at != nil {
+	if ctx.nested {
 		text = ""
 	}
 	if cmd := a.simple(words, env, ctx, ctx.pos(c.Pos()), text); cmd != nil && envDynamic {
@@ -106,7 +106,7 @@ func (a *analyzer) decl(d *syntax.DeclClause, ctx context) {
 		}
 	}
 	text := sourceOf(ctx.src, d)
-	if ctx.at != nil {
+	if ctx.nested {
 		text = ""
 	}
 	cmd := a.simple(words, nil, ctx, ctx.pos(d.Pos()), text)

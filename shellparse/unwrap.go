@@ -39,6 +39,15 @@ var wrappers = map[string]optionSyntax{
 	"ssh":     {shortValue: "BbcDEeFIiJLlmOoPpQRSWw"},
 }
 
+// shellDashC is the label of a script given to each shell with -c.
+var shellDashC = func() map[string]string {
+	m := make(map[string]string, len(shells))
+	for name := range shells {
+		m[name] = name + " -c"
+	}
+	return m
+}()
+
 var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "ash": true, "yash": true, "fish": true, "rbash": true}
 
 // skipOptions returns the index of the first word after a wrapper's options
@@ -231,7 +240,7 @@ func (a *analyzer) enter(ctx context, via string, at Position) (context, bool) {
 		a.fail(FindingTooDeep, fmt.Sprintf("nesting deeper than %d levels", a.lim.MaxDepth), at)
 		return inner, false
 	}
-	inner.at = &at
+	inner.at, inner.nested = at, true
 	return inner, true
 }
 
@@ -308,7 +317,11 @@ func (a *analyzer) unwrapShell(cmd *Command, ctx context) {
 	if i >= len(words) {
 		return
 	}
-	a.nestedWords(cmd, words[i:i+1], ctx, cmd.Name+" -c")
+	label, ok := shellDashC[cmd.Name]
+	if !ok {
+		label = cmd.Name + " -c"
+	}
+	a.nestedWords(cmd, words[i:i+1], ctx, label)
 }
 
 func (a *analyzer) unwrapTrap(cmd *Command, ctx context) {

@@ -258,7 +258,19 @@ func hasGlob(s string) bool {
 // literalParts concatenates the literal (quoted or unquoted) parts of a word,
 // with escapes removed, skipping dynamic parts.
 func literalParts(w *syntax.Word) string {
+	if len(w.Parts) == 1 {
+		// One part needs no joining (and no copy).
+		switch p := w.Parts[0].(type) {
+		case *syntax.Lit:
+			return unescapeUnquoted(p.Value)
+		case *syntax.SglQuoted:
+			if !p.Dollar {
+				return p.Value
+			}
+		}
+	}
 	var b strings.Builder
+	b.Grow(int(w.End().Offset() - w.Pos().Offset()))
 	for _, part := range w.Parts {
 		switch p := part.(type) {
 		case *syntax.Lit:

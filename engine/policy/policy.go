@@ -330,6 +330,11 @@ func (p *Policy) conclude(d *Decision) {
 		}
 		// The distinct rules that allowed the commands, in order.
 		var b strings.Builder
+		size := 0
+		for i := range d.Commands {
+			size += len(d.Commands[i].Rule) + 2
+		}
+		b.Grow(size)
 		for i := range d.Commands {
 			if ruleSeen(d.Commands[:i], d.Commands[i].Rule) {
 				continue
