@@ -265,41 +265,64 @@ func (p *Policy) decide(s *shellparse.Script, ev *evaluation, detach bool) *Deci
 }
 
 // newDecision allocates a decision with room for the script's command
-// results, and for their argv when that fits: the common scripts (one to
-// three commands) in one allocation.
+// results, and for their argv when that fits: nine scripts in ten (one to
+// four commands, up to 8, 15, 17, 19 words in nl2bash) in one allocation.
 func newDecision(s *shellparse.Script) (*Decision, []string) {
 	n, argc := len(s.Commands), 0
 	for _, c := range s.Commands {
 		argc += len(c.Argv)
 	}
 	switch {
-	case n <= 1 && argc <= 4:
+	case n <= 1 && argc <= 8:
 		b := &struct {
 			d    Decision
 			c    [1]CommandResult
-			argv [4]string
+			argv [8]string
 		}{}
 		b.d.Commands = b.c[:0:n]
 		return &b.d, b.argv[:0]
-	case n == 2 && argc <= 10:
+	case n == 2 && argc <= 16:
 		b := &struct {
 			d    Decision
 			c    [2]CommandResult
-			argv [10]string
+			argv [16]string
 		}{}
 		b.d.Commands = b.c[:0:n]
 		return &b.d, b.argv[:0]
-	case n == 3 && argc <= 14:
+	case n == 3 && argc <= 18:
 		b := &struct {
 			d    Decision
 			c    [3]CommandResult
-			argv [14]string
+			argv [18]string
+		}{}
+		b.d.Commands = b.c[:0:n]
+		return &b.d, b.argv[:0]
+	case n == 4 && argc <= 20:
+		b := &struct {
+			d    Decision
+			c    [4]CommandResult
+			argv [20]string
 		}{}
 		b.d.Commands = b.c[:0:n]
 		return &b.d, b.argv[:0]
 	}
 	return &Decision{Commands: make([]CommandResult, 0, n)}, nil
 }
+
+func allAllowedReason(n int) string {
+	if n < len(allAllowed) {
+		return allAllowed[n]
+	}
+	return "all " + strconv.Itoa(n) + " commands allowed"
+}
+
+// allAllowed are the reasons of scripts whose commands are all allowed.
+var allAllowed = func() (t [17]string) {
+	for n := range t {
+		t[n] = "all " + strconv.Itoa(n) + " commands allowed"
+	}
+	return
+}()
 
 // conclude sets the overall verdict: the strictest result, the first one
 // of that strictness deciding.
@@ -344,7 +367,7 @@ func (p *Policy) conclude(d *Decision) {
 			}
 			b.WriteString(d.Commands[i].Rule)
 		}
-		d.Rule, d.Reason = b.String(), "all "+strconv.Itoa(len(d.Commands))+" commands allowed"
+		d.Rule, d.Reason = b.String(), allAllowedReason(len(d.Commands))
 		return
 	}
 	d.Verdict, d.Rule, d.Reason = first.Verdict, first.Rule, first.Reason
