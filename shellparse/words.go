@@ -304,8 +304,12 @@ func literalParts(w *syntax.Word) string {
 }
 
 func unescapeUnquoted(s string) string {
-	if strings.IndexByte(s, '\\') < 0 {
+	i := strings.IndexByte(s, '\\')
+	if i < 0 {
 		return s
+	}
+	if i == 0 && len(s) > 1 && s[1] != '\n' && strings.IndexByte(s[2:], '\\') < 0 {
+		return s[1:] // \; \( \!: the escape leads, the rest is as written
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {

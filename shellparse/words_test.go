@@ -29,3 +29,13 @@ func TestGlobDir(t *testing.T) {
 		}
 	}
 }
+
+func TestUnescapeUnquoted(t *testing.T) {
+	for in, want := range map[string]string{
+		`\;`: ";", `\(`: "(", `a\;`: "a;", `\\`: `\`, `\\x`: `\x`, `\a\b`: "ab", "\\\nx": "x", `x`: "x", `\`: `\`, `\é`: "é", `\;\;`: ";;",
+	} {
+		if got := unescapeUnquoted(in); got != want {
+			t.Errorf("unescapeUnquoted(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -33,8 +33,15 @@ func (p *Policy) constructResults() []Result {
 	return results
 }
 
-// deviceTargets are redirect targets that never touch a file.
-var deviceTargets = map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/fd/1": true, "/dev/fd/2": true}
+// deviceTargets are redirect targets that never touch a file, with the
+// reason they are allowed.
+var deviceTargets = func() map[string]string {
+	m := map[string]string{}
+	for _, t := range []string{"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/fd/1", "/dev/fd/2"} {
+		m[t] = t + " is always allowed"
+	}
+	return m
+}()
 
 // scriptChecks decides constructs, redirects, findings and when-rules.
 func (p *Policy) scriptChecks(s *shellparse.Script, ev *evaluation) []Check {
@@ -93,8 +100,8 @@ func (p *Policy) redirect(r shellparse.Redirect, cwd string) (Result, bool) {
 	if r.Dup || r.Heredoc {
 		return Result{}, false
 	}
-	if !r.Dynamic && deviceTargets[r.Target] {
-		return Result{Allow, "shell.redirect_write", r.Target + " is always allowed"}, true
+	if reason, ok := deviceTargets[r.Target]; ok && !r.Dynamic {
+		return Result{Allow, "shell.redirect_write", reason}, true
 	}
 	rule, mode, set, verb := "shell.redirect_read", p.recipe.Shell.RedirectRead, p.read, "reads"
 	if r.Write {

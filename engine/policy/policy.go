@@ -430,15 +430,15 @@ func (ev *evaluation) run(prog *vm.Program, env *RuleEnv) (bool, error) {
 }
 
 func (ev *evaluation) when(r *compiledRule) (bool, error) {
+	if r.anyOf != 0 && emptyList(ev.script, r.anyOf) {
+		// Cheaper to see again than to remember.
+		return false, nil
+	}
 	if ev.whenDone == nil {
 		ev.whenDone = map[*compiledRule]bool{}
 	}
 	if v, ok := ev.whenDone[r]; ok {
 		return v, nil
-	}
-	if r.anyOf != 0 && emptyList(ev.script, r.anyOf) {
-		ev.whenDone[r] = false
-		return false, nil
 	}
 	if err := r.compile(); err != nil {
 		return false, err
