@@ -116,12 +116,9 @@ type compiledRule struct {
 	each       *vm.Program
 	when       *vm.Program
 	compileErr error
-	// names, when set, are the only command names the each expression can
-	// match (it starts with cmd.name == "x" or cmd.name in [...]), so other
-	// commands skip it without running the VM.
-	names map[string]bool
-	// needsEnv: the expression starts with len(cmd.env) > 0.
-	needsEnv bool
+	// guards are the tests of the each expression that commands failing
+	// them skip it by, without running the VM.
+	guards ruleGuards
 	// scriptFields are the script fields the rule reads.
 	scriptFields scriptFields
 	// anyOf, when set, is the list a when-rule of the form any(script.X, …)
@@ -164,8 +161,7 @@ func newRule(r recipe.Rule, locate func(string) string) (*compiledRule, error) {
 	}
 	cr := &compiledRule{Rule: r, verdict: v, locate: locate}
 	if r.Each != "" {
-		cr.names = guardNames(r.Each)
-		cr.needsEnv = guardEnv.MatchString(r.Each)
+		cr.guards = parseGuards(r.Each)
 	}
 	cr.scriptFields = referencedScriptFields(r.Each + " " + r.When)
 	if m := guardAny.FindStringSubmatch(r.When); m != nil && isWholeAny(r.When) {
@@ -218,10 +214,6 @@ func CheckRules(r *recipe.Recipe) error {
 }
 
 var (
-	guardEq     = regexp.MustCompile(`^\s*cmd\.name\s*==\s*"([^"\\]*)"\s*(&&|$)`)
-	guardIn     = regexp.MustCompile(`^\s*cmd\.name\s+in\s*\[([^\]]*)\]\s*(&&|$)`)
-	quoted      = regexp.MustCompile(`"([^"\\]*)"`)
-	guardEnv    = regexp.MustCompile(`^\s*len\(cmd\.env\)\s*>\s*0\s*&&`)
 	guardAny    = regexp.MustCompile(`^\s*any\(script\.(commands|redirects|assignments),`)
 	scriptField = regexp.MustCompile(`script\.(\w+)`)
 )
@@ -258,23 +250,6 @@ func referencedScriptFields(src string) scriptFields {
 		f = fieldCommands | fieldRedirects | fieldAssignments | fieldScalars
 	}
 	return f
-}
-
-// guardNames extracts the command names an each expression is limited to.
-func guardNames(src string) map[string]bool {
-	if m := guardEq.FindStringSubmatch(src); m != nil {
-		return map[string]bool{m[1]: true}
-	}
-	if m := guardIn.FindStringSubmatch(src); m != nil {
-		names := map[string]bool{}
-		for _, q := range quoted.FindAllStringSubmatch(m[1], -1) {
-			names[q[1]] = true
-		}
-		if len(names) > 0 {
-			return names
-		}
-	}
-	return nil
 }
 
 // newCmdEnv builds the rule view of a simple command.
@@ -329,28 +304,15 @@ func fillScriptEnv(env *ScriptEnv, s *shellparse.Script, f scriptFields) {
 // parenthesis closes at the end, so nothing is or-ed with it.
 func isWholeAny(src string) bool {
 	src = strings.TrimSpace(src)
-	depth, inString := 0, byte(0)
-	for i := 0; i < len(src); i++ {
-		c := src[i]
-		switch {
-		case inString != 0:
-			if c == '\\' {
-				i++
-			} else if c == inString {
-				inString = 0
-			}
-		case c == '"' || c == '\'' || c == '`':
-			inString = c
-		case c == '(':
-			depth++
-		case c == ')':
-			depth--
-			if depth == 0 {
-				return i == len(src)-1
-			}
+	whole := false
+	scanTopLevel(src, func(i int, c byte) bool {
+		if c == ')' {
+			whole = i == len(src)-1
+			return false
 		}
-	}
-	return false
+		return true
+	})
+	return whole
 }
 
 // emptyList reports whether the script list a when-rule ranges over is empty.

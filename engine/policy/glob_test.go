@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path"
+	"slices"
 	"strings"
 	"testing"
 
@@ -218,6 +219,43 @@ func TestPathSetTopIndex(t *testing.T) {
 		got, _ := ps.match(p)
 		if want := ps.scanAll(p); got != want {
 			t.Errorf("match(%q) = %q, every glob in order gives %q", p, got, want)
+		}
+	}
+}
+
+func TestParseGuards(t *testing.T) {
+	tests := []struct {
+		src   string
+		names string // sorted, comma-joined
+		sub   string
+		flags int
+		pos   int
+		env   bool
+	}{
+		{`cmd.name == "git" && cmd.sub == "config" && !hasFlag(cmd, "--get")`, "git", "config", 0, -1, false},
+		{`cmd.name in ["awk", "gawk"] && (hasFlag(cmd, "-f") || any(cmd.positionals, {# contains "x"}))`, "awk,gawk", "", 0, -1, false},
+		{`cmd.name == "rm" && hasFlag(cmd, "-r", "-R") && any(cmd.positionals, {# in ["/"]})`, "rm", "", 1, -1, false},
+		{`cmd.name == "uniq" and len(cmd.positionals) > 1`, "uniq", "", 0, 1, false},
+		{`len(cmd.env) > 0 && any(keys(cmd.env), {# startsWith "LD_"})`, "", "", 0, -1, true},
+		{`cmd.name == "git" && cmd.sub == "push" || cmd.name == "curl"`, "", "", 0, -1, false},
+		{`cmd.name == "nc" ? true : false`, "", "", 0, -1, false},
+		{`cmd.name == "x" && cmd.args | any(# == "y")`, "", "", 0, -1, false},
+		{`cmd.name == "x" && cmd.sub ?? "y" == "z"`, "", "", 0, -1, false},
+		{`cmd.name in ["a", other] && true`, "", "", 0, -1, false},
+		{`any(cmd.args, {# == "a" || # == "b"}) && cmd.name == "x"`, "", "", 0, -1, false},
+		{`cmd.name == "a&&b" && cmd.sub == "c||d"`, "a&&b", "c||d", 0, -1, false},
+		{`cmd?.name == "x"`, "", "", 0, -1, false},
+		{`operator == "x" && cmd.name == "y"`, "", "", 0, -1, false},
+	}
+	for _, tt := range tests {
+		g := parseGuards(tt.src)
+		var names []string
+		for n := range g.names {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		if strings.Join(names, ",") != tt.names || g.sub != tt.sub || len(g.flags) != tt.flags || g.positionals != tt.pos || g.env != tt.env {
+			t.Errorf("parseGuards(%s) = names %v sub %q flags %v positionals %d env %v", tt.src, names, g.sub, g.flags, g.positionals, g.env)
 		}
 	}
 }

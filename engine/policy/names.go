@@ -45,16 +45,16 @@ func newNameTable(progs map[string]*recipe.Program, each []*compiledRule, catalo
 		entry(name).catalog = entries
 	}
 	for _, r := range each {
-		for name := range r.names {
+		for name := range r.guards.names {
 			entry(name)
 		}
 	}
 	for _, r := range each {
-		if r.names == nil {
+		if r.guards.names == nil {
 			t.other.each = append(t.other.each, r)
 		}
 		for name, e := range t.byName {
-			if r.names == nil || r.names[name] {
+			if r.guards.names == nil || r.guards.names[name] {
 				e.each = append(e.each, r)
 			}
 		}

@@ -579,7 +579,7 @@ func (cc *commandCheck) ruleEnv() *RuleEnv {
 // each returns the first each-rule of verdict v that matches.
 func (cc *commandCheck) each(v Verdict) *Result {
 	for _, r := range cc.rules {
-		if r.verdict != v || r.needsEnv && len(cc.c.Env) == 0 {
+		if r.verdict != v || !r.guards.pass(cc.c, cc.sub) {
 			continue
 		}
 		if r.When != "" {
@@ -594,7 +594,11 @@ func (cc *commandCheck) each(v Verdict) *Result {
 		if err := r.compile(); err != nil {
 			return &Result{Deny, r.Name, fmt.Sprintf("rule does not compile: %v", err)}
 		}
-		ok, err := cc.ev.run(r.each, cc.ruleEnv())
+		env := cc.ruleEnv()
+		if !r.guards.passFlags(env.Cmd) {
+			continue
+		}
+		ok, err := cc.ev.run(r.each, env)
 		if err != nil {
 			return &Result{Deny, r.Name, fmt.Sprintf("rule failed at run time: %v", err)}
 		}

@@ -212,3 +212,31 @@ func TestLazyBrokenRuleFailsClosed(t *testing.T) {
 		t.Errorf("rm x: %s by %s (%s), want a denial by the broken rule", d.Verdict, d.Rule, d.Reason)
 	}
 }
+
+// A rule's leading cmd.name test lets other commands skip it only when the
+// whole rule needs it: after || or in a ternary it guards nothing.
+func TestRuleGuardsRespectOr(t *testing.T) {
+	p := recipePolicy(t, `
+local rein = import 'rein.libsonnet';
+{
+  allow: ['*'],
+  rules: [
+    rein.rule('or', 'deny', 'o', each='cmd.name == "git" && cmd.sub == "push" || cmd.name == "curl"'),
+    rein.rule('or-words', 'deny', 'w', each='cmd.name in ["scp"] and hasFlag(cmd, "-r") or cmd.name == "wget"'),
+    rein.rule('ternary', 'deny', 't', each='cmd.name == "nc" ? true : cmd.name == "telnet"'),
+    rein.rule('env-or', 'deny', 'e', each='len(cmd.env) > 0 && cmd.env["X"] == "1" || cmd.name == "ftp"'),
+    rein.rule('and', 'deny', 'a', each='cmd.name == "rsync" && cmd.sub == "x"'),
+  ],
+}`)
+	for cmd, rule := range map[string]string{"git push": "or", "curl x": "or", "scp -r a b": "or-words", "wget x": "or-words",
+		"nc x": "ternary", "telnet x": "ternary", "ftp x": "env-or", "X=1 ls": "env-or", "rsync x": "and"} {
+		if d := p.Check(cmd); d.Verdict != policy.Deny || d.Rule != rule {
+			t.Errorf("%q: %s by %q, want deny by %q", cmd, d.Verdict, d.Rule, rule)
+		}
+	}
+	for _, cmd := range []string{"git status", "scp a b", "rsync y", "ls"} {
+		if d := p.Check(cmd); d.Verdict != policy.Allow {
+			t.Errorf("%q: %s by %q, want allow", cmd, d.Verdict, d.Rule)
+		}
+	}
+}
