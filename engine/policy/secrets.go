@@ -81,17 +81,16 @@ func (p *Policy) secretPath(v string) (string, bool) {
 // and nothing else: no folder, no ~, no colon, no "..".
 func bareName(v string) bool {
 	for i := 0; i < len(v); i++ {
-		switch v[i] {
-		case '/', '\\', '~', ':':
+		if nameBreaks[v[i]] && (v[i] != '.' || i+1 < len(v) && v[i+1] == '.') {
 			return false
-		case '.':
-			if i+1 < len(v) && v[i+1] == '.' {
-				return false
-			}
 		}
 	}
 	return v != ""
 }
+
+// nameBreaks are the bytes that may take a word out of the bare names ('.'
+// only when doubled).
+var nameBreaks = [256]bool{'/': true, '\\': true, '~': true, ':': true, '.': true}
 
 // plainRelative reports whether a path argument stays below the working
 // folder: not absolute, not from ~, no "..".
