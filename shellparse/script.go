@@ -60,7 +60,7 @@ func (w Word) GlobDir() (dir string, ok bool) {
 
 // Text is the word as a policy should see it: the resolved value for static
 // words and the source text for dynamic ones.
-func (w Word) Text() string {
+func (w *Word) Text() string {
 	if w.Dynamic {
 		return w.Raw
 	}
