@@ -241,12 +241,17 @@ func (p *Policy) decide(s *shellparse.Script, ev *evaluation, detach bool) *Deci
 	}
 	ev.reset(p, s)
 	for i, c := range s.Commands {
-		res, sub := p.command(c, ev)
 		// Filled in place: the result is large, and copying it in whole
-		// is a barriered copy while the GC runs.
+		// is a barriered copy while the GC runs (and a stall, reading back
+		// a temporary just written).
 		d.Commands = d.Commands[:i+1]
 		cr := &d.Commands[i]
-		cr.Text, cr.Argv, cr.Name, cr.Pos, cr.Result = c.Text, c.Argv, c.Name, c.Pos, res
+		sub := p.command(c, ev, &cr.Result)
+		res := &cr.Result
+		cr.Text = c.Text
+		cr.Argv = c.Argv
+		cr.Name = c.Name
+		cr.Pos = c.Pos
 		if c.Via != nil {
 			cr.Via = c.Via
 		}
@@ -449,19 +454,21 @@ func (ev *evaluation) when(r *compiledRule) (bool, error) {
 	return v, err
 }
 
-// command decides one simple command. It also returns the subcommand the
+// command decides one simple command into out. It returns the subcommand the
 // program rules found, for alternatives.
-func (p *Policy) command(c *shellparse.Command, ev *evaluation) (Result, string) {
+func (p *Policy) command(c *shellparse.Command, ev *evaluation, out *Result) string {
 	if c.DynamicName {
 		v := p.shell[shellparse.ConstructDynamicName]
 		reason := fmt.Sprintf("the command name %s is computed at run time; write the program name literally", c.Path)
 		if v != Deny {
 			reason = fmt.Sprintf("the command name %s is computed at run time; it is checked again when it runs", c.Path)
 		}
-		return Result{v, "shell.dynamic_command_name", reason}, ""
+		*out = Result{v, "shell.dynamic_command_name", reason}
+		return ""
 	}
 	if c.Function {
-		return Result{p.shell[shellparse.ConstructFunction], "shell.function", fmt.Sprintf("%s calls a function declared in this script", c.Name)}, ""
+		*out = Result{p.shell[shellparse.ConstructFunction], "shell.function", fmt.Sprintf("%s calls a function declared in this script", c.Name)}
+		return ""
 	}
 	name := c.Name
 	e := p.names.get(name)
@@ -474,7 +481,10 @@ func (p *Policy) command(c *shellparse.Command, ev *evaluation) (Result, string)
 	if !known {
 		sub = c.Sub
 	}
-	cc := commandCheck{p: p, ev: ev, c: c, sub: sub, rules: e.each}
+	// Field by field: a composite literal here was built aside and copied,
+	// and the copy stalled on reading back what had just been written.
+	var cc commandCheck
+	cc.p, cc.ev, cc.c, cc.sub, cc.rules = p, ev, c, sub, e.each
 	entries := e.catalog
 	if c.Path != name {
 		entries = p.catalog[c.Path]
@@ -487,59 +497,75 @@ func (p *Policy) command(c *shellparse.Command, ev *evaluation) (Result, string)
 
 	// Deny.
 	if pat, ok := p.deny.match(argv); ok && argv != "" {
-		return Result{Deny, "deny: " + pat, fmt.Sprintf("%s matches the deny pattern %q", shellparse.JoinArgv(c.Argv), pat)}, sub
+		*out = Result{Deny, "deny: " + pat, fmt.Sprintf("%s matches the deny pattern %q", shellparse.JoinArgv(c.Argv), pat)}
+		return sub
 	}
 	if pm.deny != nil {
-		return *pm.deny, sub
+		*out = *pm.deny
+		return sub
 	}
 	if r := p.secretArg(c); r != nil {
-		return *r, sub
+		*out = *r
+		return sub
 	}
 	if r := p.secretFolder(c, ev); r != nil {
-		return *r, sub
+		*out = *r
+		return sub
 	}
 	if r := cc.each(Deny); r != nil {
-		return *r, sub
+		*out = *r
+		return sub
 	}
 	if c.Path != name && strings.ContainsAny(c.Path, `/\`) && !listed && !systemPath(c.Path) {
-		return Result{p.deflt, "default", fmt.Sprintf("%s is run by path; rules for %s apply only to the program found on PATH", c.Path, name)}, sub
+		*out = Result{p.deflt, "default", fmt.Sprintf("%s is run by path; rules for %s apply only to the program found on PATH", c.Path, name)}
+		return sub
 	}
 
 	// Ask.
 	if pat, ok := p.ask.match(argv); ok && argv != "" {
-		return Result{Ask, "ask: " + pat, fmt.Sprintf("%s matches the ask pattern %q", shellparse.JoinArgv(c.Argv), pat)}, sub
+		*out = Result{Ask, "ask: " + pat, fmt.Sprintf("%s matches the ask pattern %q", shellparse.JoinArgv(c.Argv), pat)}
+		return sub
 	}
 	if pm.ask != nil && pm.allowed {
-		return *pm.ask, sub
+		*out = *pm.ask
+		return sub
 	}
 	if r := cc.each(Ask); r != nil {
-		return *r, sub
+		*out = *r
+		return sub
 	}
 
 	// Allow.
 	for _, e := range entries {
 		if matchPrefix(e.tokens, c.Argv) {
-			return Result{Allow, e.rule, "listed in the catalog"}, sub
+			*out = Result{Allow, e.rule, "listed in the catalog"}
+			return sub
 		}
 	}
 	if pm.allowed {
-		return Result{Allow, prog.rule, "allowed by the program's rules"}, sub
+		*out = Result{Allow, prog.rule, "allowed by the program's rules"}
+		return sub
 	}
 	if pat, ok := p.allow.match(argv); ok && argv != "" {
-		return Result{Allow, "allow: " + pat, fmt.Sprintf("matches the allow pattern %q", pat)}, sub
+		*out = Result{Allow, "allow: " + pat, fmt.Sprintf("matches the allow pattern %q", pat)}
+		return sub
 	}
 	if r := cc.each(Allow); r != nil {
-		return *r, sub
+		*out = *r
+		return sub
 	}
 
 	// Nothing decided.
 	if known {
-		return Result{p.deflt, "default", pm.why}, sub
+		*out = Result{p.deflt, "default", pm.why}
+		return sub
 	}
 	if listed {
-		return Result{p.deflt, "default", fmt.Sprintf("%s does not match a catalog entry for %s", shellparse.JoinArgv(c.Argv), name)}, sub
+		*out = Result{p.deflt, "default", fmt.Sprintf("%s does not match a catalog entry for %s", shellparse.JoinArgv(c.Argv), name)}
+		return sub
 	}
-	return Result{p.unknown, "shell.unknown_program", name + " is not in this recipe's catalog"}, sub
+	*out = Result{p.unknown, "shell.unknown_program", name + " is not in this recipe's catalog"}
+	return sub
 }
 
 // systemPath reports whether a program path names a standard system folder,
