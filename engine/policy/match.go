@@ -99,9 +99,9 @@ type programMatch struct {
 // flagTokens returns, for each argument, whether it is a flag.
 func isFlagToken(s string) bool { return len(s) > 1 && s[0] == '-' }
 
-// matchProgram applies a program's rules to a simple command.
-func (p *Policy) matchProgram(name string, prog *program, c *shellparse.Command) programMatch {
-	var m programMatch
+// matchProgram applies a program's rules to a simple command, into a zero
+// m (in place: a returned copy stalled on reading back what was written).
+func (p *Policy) matchProgram(name string, prog *program, c *shellparse.Command, m *programMatch) {
 	words := c.Words[1:]
 	i := 0
 	// Global flags (only meaningful when the program has subcommands).
@@ -138,20 +138,20 @@ func (p *Policy) matchProgram(name string, prog *program, c *shellparse.Command)
 	rule := prog.rule
 	if f, pat, ok := deniedFlag(c.Words[1:], prog.deny); ok {
 		m.deny = &Result{Deny, rule + ".deny_flags", fmt.Sprintf("%s %s is denied (matches %s)", name, f, pat)}
-		return m
+		return
 	}
 	if m.sub != "" && contains(prog.DenySubcommands, m.sub) {
 		m.deny = &Result{Deny, rule + ".deny_subcommands", fmt.Sprintf("%s %s is denied", name, m.sub)}
-		return m
+		return
 	}
 	if sub != nil {
 		if f, pat, ok := deniedFlag(rest, sub.deny); ok {
 			m.deny = &Result{Deny, rule + ".subcommands." + m.sub + ".deny_flags", fmt.Sprintf("%s %s %s is denied (matches %s)", name, m.sub, f, pat)}
-			return m
+			return
 		}
 	}
 	if m.why != "" {
-		return m
+		return
 	}
 
 	// Ask.
@@ -165,11 +165,11 @@ func (p *Policy) matchProgram(name string, prog *program, c *shellparse.Command)
 	if len(prog.Subcommands) > 0 {
 		if m.sub == "" && len(rest) == 0 {
 			m.why = fmt.Sprintf("%s needs a subcommand%s", name, prog.allowedSubs)
-			return m
+			return
 		}
 		if sub == nil && !contains(prog.AskSubcommands, m.sub) {
 			m.why = fmt.Sprintf("%s %s is not an allowed subcommand%s", name, m.sub, prog.allowedSubs)
-			return m
+			return
 		}
 		scope.sub = m.sub
 		if sub != nil && sub.flags != nil {
@@ -181,10 +181,9 @@ func (p *Policy) matchProgram(name string, prog *program, c *shellparse.Command)
 	}
 	if why := p.checkArgs(scope, rest, flags, args, c); why != "" {
 		m.why = why
-		return m
+		return
 	}
 	m.allowed = true
-	return m
 }
 
 // argScope is the program, and its subcommand if any, whose arguments are

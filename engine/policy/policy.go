@@ -475,7 +475,7 @@ func (p *Policy) command(c *shellparse.Command, ev *evaluation, out *Result) str
 	prog, known := e.compiled(name)
 	var pm programMatch
 	if known {
-		pm = p.matchProgram(name, prog, c)
+		p.matchProgram(name, prog, c, &pm)
 	}
 	sub := pm.sub
 	if !known {
