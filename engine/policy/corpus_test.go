@@ -196,6 +196,11 @@ func FuzzVet(f *testing.F) {
 		if d == nil {
 			t.Fatal("nil decision")
 		}
+		// Check reuses analysis memory from call to call; it must decide
+		// exactly as a fresh analysis does.
+		if got, want := decisionJSON(t, d), decisionJSON(t, p.Decide(shellparse.Analyze(text))); got != want {
+			t.Fatalf("Check and a fresh analysis differ:\n%s\n%s", got, want)
+		}
 		if d.Verdict == policy.Allow {
 			for _, c := range d.Commands {
 				if c.Verdict != policy.Allow {
