@@ -94,11 +94,12 @@ var exprOptions = []expr.Option{
 	expr.Function("glob", func(p ...any) (any, error) { return Glob(p[0].(string), p[1].(string)), nil }, new(func(string, string) bool)),
 	expr.Function("hasFlag", func(p ...any) (any, error) {
 		c, _ := p[0].(*CmdEnv)
-		names := make([]string, 0, len(p)-1)
 		for _, n := range p[1:] {
-			names = append(names, n.(string))
+			if hasFlag(c, n.(string)) {
+				return true, nil
+			}
 		}
-		return hasFlag(c, names...), nil
+		return false, nil
 	}, new(func(*CmdEnv, ...string) bool)),
 	expr.Function("inside", func(p ...any) (any, error) { return Inside(p[0].(string), p[1].(string)), nil }, new(func(string, string) bool)),
 	expr.Function("isPath", func(p ...any) (any, error) { return IsPath(p[0].(string)), nil }, new(func(string) bool)),

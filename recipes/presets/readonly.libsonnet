@@ -5,8 +5,9 @@ local p = rein.program;
 local s = rein.sub;
 
 // What in an awk program runs commands, writes files or reads files it was
-// not given. Plain substrings (not one regular expression): awk programs are
-// long, and a search per word is many times faster than the alternation.
+// not given. Plain substrings, each program bound once (let p = #): awk
+// programs are long, and this is several times faster than one alternation
+// regular expression, which it otherwise equals.
 local awkEffects = ['system', 'getline', '|', '>', '@load', '@include', 'ARGV', 'close(', 'fflush'];
 local safeEnv = ['LANG', 'LANGUAGE', 'TZ', 'NO_COLOR', 'CLICOLOR', 'FORCE_COLOR', 'TERM', 'COLUMNS', 'LINES', 'PAGER', 'GIT_PAGER'];
 
@@ -169,7 +170,7 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
       'awk-no-side-effects',
       'deny',
       'this awk program can run commands, write files or read files it was not given (system, getline, |, >, -f, ARGV, @include); use grep, cut or sort, or an awk program without them',
-      each='cmd.name in ["awk", "gawk", "mawk", "nawk"] && (hasFlag(cmd, "-f", "--file", "-i", "--include", "-l", "--load", "-E", "--exec") || any(cmd.positionals, {' + std.join(' || ', ['# contains "%s"' % w for w in awkEffects]) + '}))',
+      each='cmd.name in ["awk", "gawk", "mawk", "nawk"] && (hasFlag(cmd, "-f", "--file", "-i", "--include", "-l", "--load", "-E", "--exec") || any(cmd.positionals, {let p = #; ' + std.join(' || ', ['p contains "%s"' % w for w in awkEffects]) + '}))',
     ),
     rein.rule(
       'sed-no-write',
