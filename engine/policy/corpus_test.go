@@ -2,6 +2,8 @@ package policy_test
 
 import (
 	"bufio"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -21,6 +23,30 @@ import (
 // corpus returns the nl2bash one-liners from ../shared, or skips.
 func corpus(tb testing.TB) []string {
 	tb.Helper()
+	lines, err := loadCorpus()
+	if errors.Is(err, errNoCorpus) {
+		tb.Skipf("%v; set REIN_CORPUS or place ../shared beside the repository", err)
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return lines
+}
+
+var errNoCorpus = errors.New("corpus not available")
+
+// corpusOr is the corpus and the given commands, or only those when the
+// corpus is not available.
+func corpusOr(tb testing.TB, commands []string) []string {
+	tb.Helper()
+	lines, err := loadCorpus()
+	if err != nil && !errors.Is(err, errNoCorpus) {
+		tb.Fatal(err)
+	}
+	return append(lines, commands...)
+}
+
+func loadCorpus() ([]string, error) {
 	path := os.Getenv("REIN_CORPUS")
 	if path == "" {
 		dir, _ := os.Getwd()
@@ -29,14 +55,14 @@ func corpus(tb testing.TB) []string {
 				break
 			}
 			if filepath.Dir(dir) == dir {
-				tb.Skip("module root not found")
+				return nil, fmt.Errorf("%w: module root not found", errNoCorpus)
 			}
 		}
 		path = filepath.Join(dir, "..", "shared", "corpus", "nl2bash.cm")
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		tb.Skipf("corpus not available (%v); set REIN_CORPUS or place ../shared beside the repository", err)
+		return nil, fmt.Errorf("%w (%v)", errNoCorpus, err)
 	}
 	defer f.Close()
 	var lines []string
@@ -47,10 +73,7 @@ func corpus(tb testing.TB) []string {
 			lines = append(lines, l)
 		}
 	}
-	if err := sc.Err(); err != nil {
-		tb.Fatal(err)
-	}
-	return lines
+	return lines, sc.Err()
 }
 
 func TestCorpus(t *testing.T) {

@@ -117,6 +117,10 @@ type compiledRule struct {
 	each       *vm.Program
 	when       *vm.Program
 	compileErr error
+	// eachRest is each without its guards, which run in Go first;
+	// restIsTrue says nothing is left.
+	eachRest   *vm.Program
+	restIsTrue bool
 	// guards are the tests of the each expression that commands failing
 	// them skip it by, without running the VM.
 	guards ruleGuards
@@ -177,6 +181,17 @@ func (r *compiledRule) compile() error {
 		if r.Each != "" {
 			if r.each, r.compileErr = r.compileField("each", r.Each); r.compileErr != nil {
 				return
+			}
+			r.eachRest = r.each
+			switch {
+			case r.guards.count > 0 && r.guards.rest == "":
+				r.restIsTrue = true
+			case r.guards.count > 0:
+				// What the guards leave: the VM need not test them again.
+				// Should the rest not compile alone, the whole runs.
+				if rest, err := expr.Compile(r.guards.rest, exprOptions...); err == nil {
+					r.eachRest = rest
+				}
 			}
 		}
 		if r.When != "" {

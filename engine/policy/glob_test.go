@@ -258,4 +258,18 @@ func TestParseGuards(t *testing.T) {
 			t.Errorf("parseGuards(%s) = names %v sub %q flags %v positionals %d env %v", tt.src, names, g.sub, g.flags, g.positionals, g.env)
 		}
 	}
+	// What is left for the VM once the guards pass.
+	for src, rest := range map[string]string{
+		`cmd.name == "git" && cmd.sub == "config" && !hasFlag(cmd, "--get")`: `!hasFlag(cmd, "--get")`,
+		`cmd.name == "date"`:                                                    "",
+		`cmd.name == "uniq" and len(cmd.positionals) > 1`:                       "",
+		`len(cmd.env) > 0 && any(keys(cmd.env), {# == "A"}) && cmd.name == "x"`: `any(keys(cmd.env), {# == "A"}) && cmd.name == "x"`,
+		`any(cmd.args, {# == "a" && # == "b"}) && cmd.name == "x"`:              `any(cmd.args, {# == "a" && # == "b"}) && cmd.name == "x"`,
+		`cmd.name == "git" && cmd.sub == "push" || cmd.name == "curl"`:          "",
+	} {
+		g := parseGuards(src)
+		if g.rest != rest {
+			t.Errorf("parseGuards(%s).rest = %q, want %q", src, g.rest, rest)
+		}
+	}
 }

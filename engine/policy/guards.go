@@ -28,6 +28,10 @@ type ruleGuards struct {
 	flags [][]string
 	// positionals, when >= 0, is the count the command must exceed.
 	positionals int
+	// count is how many leading conjuncts are guards, and rest the others
+	// joined again: all the VM need evaluate once the guards pass.
+	count int
+	rest  string
 }
 
 var (
@@ -41,13 +45,15 @@ var (
 )
 
 // parseGuards reads the guards of an each expression.
-func parseGuards(src string) ruleGuards {
-	g := ruleGuards{positionals: -1}
+func parseGuards(src string) (g ruleGuards) {
+	g.positionals = -1
 	conjuncts, ok := topLevelConjuncts(src)
 	if !ok {
 		return g
 	}
+	defer func() { g.rest = strings.Join(conjuncts[g.count:], " && ") }()
 	for _, c := range conjuncts {
+		g.count++
 		if m := guardName.FindStringSubmatch(c); m != nil && g.names == nil {
 			g.names = map[string]bool{m[1]: true}
 			continue
@@ -57,6 +63,7 @@ func parseGuards(src string) ruleGuards {
 			// expression) might hold other names.
 			rest := quoted.ReplaceAllString(m[1], "")
 			if strings.Trim(rest, " \t\n,") != "" {
+				g.count--
 				break
 			}
 			g.names = map[string]bool{}
@@ -85,6 +92,7 @@ func parseGuards(src string) ruleGuards {
 			g.flags = append(g.flags, flags)
 			continue
 		}
+		g.count--
 		break
 	}
 	return g

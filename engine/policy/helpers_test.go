@@ -51,3 +51,12 @@ func loadRecipeText(t testing.TB, jsonnet string) (*policy.Policy, error) {
 	}
 	return policy.New(r, policy.Options{Home: "/home/dev"})
 }
+
+// deniedCommands are the commands of readonlyDenied.
+func deniedCommands() []string {
+	var out []string
+	for _, c := range readonlyDenied {
+		out = append(out, c.command)
+	}
+	return out
+}

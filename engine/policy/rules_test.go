@@ -7,6 +7,7 @@ import (
 
 	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/engine/recipe"
+	"github.com/reinsh/rein/recipes"
 )
 
 const customRecipe = `
@@ -237,6 +238,24 @@ local rein = import 'rein.libsonnet';
 	for _, cmd := range []string{"git status", "scp a b", "rsync y", "ls"} {
 		if d := p.Check(cmd); d.Verdict != policy.Allow {
 			t.Errorf("%q: %s by %q, want allow", cmd, d.Verdict, d.Rule)
+		}
+	}
+}
+
+// TestGuardsDecideAsRules: the name index and the guards run in Go must
+// decide every corpus command exactly as running each rule in full, under
+// every preset.
+func TestGuardsDecideAsRules(t *testing.T) {
+	lines := corpusOr(t, append(append([]string{"rm -rf /", "rm x", "uniq a b", "uniq a", "git config user.name x", "git config --get x",
+		"X=1 ls", "LANG=C ls", "awk '{system(\"x\")}' f", "awk -f p f", "sed -i s/a/b/ f", "sed -n 1p f", "find . -delete"},
+		readonlyAllowed...), deniedCommands()...))
+	for _, preset := range recipes.Presets {
+		p := presetPolicy(t, preset)
+		u := p.Unguarded()
+		for _, l := range lines {
+			if got, want := decisionJSON(t, p.Check(l)), decisionJSON(t, u.Check(l)); got != want {
+				t.Fatalf("%s: %q decides\n%s\nbut its rules in full give\n%s", preset, l, got, want)
+			}
 		}
 	}
 }
