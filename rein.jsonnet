@@ -18,7 +18,7 @@ rein.presets.go + rein.presets.git + {
     'vet-darwin': rein.task('go vet for macOS', run='go vet ./...', env={ GOOS: 'darwin' }),
     'vet-windows': rein.task('go vet for Windows', run='go vet ./...', env={ GOOS: 'windows' }),
     vet: rein.task('Static checks for all three platforms', run='go vet ./...', deps=['vet-darwin', 'vet-windows']),
-    bench: rein.task('Parse vs vet benchmark over the corpus', run='go test ./engine/policy -run "^$" -bench "Parse$|Vet$" -benchmem -count "$count"',
+    bench: rein.task('Parse vs vet benchmark over the corpus', run='go test ./engine/policy -run "^$" -bench "Parse$|Vet$|VetOverParse$" -benchmem -count "$count"',
                      params={ count: rein.param('int', 'runs, for benchstat', default=6) }),
     fuzz: rein.task('Fuzz analyse+decide', run='go test ./engine/policy -run "^$" -fuzz "^FuzzVet$" -fuzztime "$time"',
                     params={ time: rein.param('string', 'how long, e.g. 2m', default='1m') }, timeout='30m'),
