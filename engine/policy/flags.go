@@ -57,6 +57,14 @@ func newFlagSet(patterns []string) *flagSet {
 }
 
 func (f *flagSet) match(tok string) (string, bool) {
+	if len(tok) == 2 && tok[0] == '-' {
+		// -x is exactly in the set when its letter is: no map lookup for
+		// the commonest flag.
+		if f.short.has(tok[1]) {
+			return shortPattern(tok[1]), true
+		}
+		return f.globs.match(tok)
+	}
 	if p, ok := f.exact[tok]; ok {
 		return p, true
 	}
