@@ -38,31 +38,21 @@ func (m *arena) command() *Command {
 }
 
 // wordList returns an empty list with room for n words.
-func (m *arena) wordList(n int) []Word {
-	if cap(m.words)-len(m.words) < n {
-		m.words = make([]Word, 0, grow(cap(m.words), n, 8))
-	}
-	i := len(m.words)
-	m.words = m.words[:i+n]
-	return m.words[i : i : i+n]
-}
+func (m *arena) wordList(n int) []Word { return carve(&m.words, n)[:0] }
 
 // strings returns a slice of n empty strings.
-func (m *arena) strings(n int) []string {
-	if cap(m.strs)-len(m.strs) < n {
-		m.strs = make([]string, 0, grow(cap(m.strs), n, 8))
-	}
-	i := len(m.strs)
-	m.strs = m.strs[:i+n]
-	return m.strs[i : i+n : i+n]
-}
+func (m *arena) strings(n int) []string { return carve(&m.strs, n) }
 
 // flagList returns an empty list with room for n flags.
-func (m *arena) flagList(n int) []Flag {
-	if cap(m.flags)-len(m.flags) < n {
-		m.flags = make([]Flag, 0, grow(cap(m.flags), n, 8))
+func (m *arena) flagList(n int) []Flag { return carve(&m.flags, n)[:0] }
+
+// carve hands out the next n items of a block, capped at n, starting a
+// larger block when this one has no room.
+func carve[T any](block *[]T, n int) []T {
+	if cap(*block)-len(*block) < n {
+		*block = make([]T, 0, grow(cap(*block), n, 8))
 	}
-	i := len(m.flags)
-	m.flags = m.flags[:i+n]
-	return m.flags[i : i : i+n]
+	i := len(*block)
+	*block = (*block)[:i+n]
+	return (*block)[i : i+n : i+n]
 }

@@ -282,41 +282,45 @@ func newDecision(s *shellparse.Script) (*Decision, []string) {
 	}
 	switch {
 	case n <= 1 && argc <= 8:
-		b := &struct {
+		b := new(struct {
 			d    Decision
 			c    [1]CommandResult
 			argv [8]string
-		}{}
-		b.d.Commands = b.c[:0:n]
-		return &b.d, b.argv[:0]
+		})
+		return room(&b.d, b.c[:0:n], b.argv[:0])
 	case n == 2 && argc <= 16:
-		b := &struct {
+		b := new(struct {
 			d    Decision
 			c    [2]CommandResult
 			argv [16]string
-		}{}
-		b.d.Commands = b.c[:0:n]
-		return &b.d, b.argv[:0]
+		})
+		return room(&b.d, b.c[:0], b.argv[:0])
 	case n == 3 && argc <= 18:
-		b := &struct {
+		b := new(struct {
 			d    Decision
 			c    [3]CommandResult
 			argv [18]string
-		}{}
-		b.d.Commands = b.c[:0:n]
-		return &b.d, b.argv[:0]
+		})
+		return room(&b.d, b.c[:0], b.argv[:0])
 	case n == 4 && argc <= 20:
-		b := &struct {
+		b := new(struct {
 			d    Decision
 			c    [4]CommandResult
 			argv [20]string
-		}{}
-		b.d.Commands = b.c[:0:n]
-		return &b.d, b.argv[:0]
+		})
+		return room(&b.d, b.c[:0], b.argv[:0])
 	}
 	return &Decision{Commands: make([]CommandResult, 0, n)}, nil
 }
 
+// room gives a decision its results list and hands out its argv space.
+func room(d *Decision, results []CommandResult, argv []string) (*Decision, []string) {
+	d.Commands = results
+	return d, argv
+}
+
+// allAllowedReason is the reason of a script whose n commands are all
+// allowed (written once for the common counts).
 func allAllowedReason(n int) string {
 	if n < len(allAllowed) {
 		return allAllowed[n]
@@ -324,7 +328,6 @@ func allAllowedReason(n int) string {
 	return "all " + strconv.Itoa(n) + " commands allowed"
 }
 
-// allAllowed are the reasons of scripts whose commands are all allowed.
 var allAllowed = func() (t [17]string) {
 	for n := range t {
 		t[n] = "all " + strconv.Itoa(n) + " commands allowed"
