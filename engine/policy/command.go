@@ -1,0 +1,325 @@
+package policy
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/expr-lang/expr/vm"
+
+	"github.com/reinsh/rein/engine/recipe"
+	"github.com/reinsh/rein/shellparse"
+)
+
+// alternatives are what the catalog allows instead of a denied command.
+type alternatives struct {
+	once    sync.Once
+	catalog []string
+	bySub   map[string][]string // program -> its allowed subcommands
+}
+
+// evaluation carries per-Decide state: the lazily built script view, the
+// results of when-rules, and a VM reused across Decide calls.
+type evaluation struct {
+	p        *Policy
+	script   *shellparse.Script
+	scriptEv *ScriptEnv
+	fields   scriptFields
+	vm       vm.VM
+	whenDone map[*compiledRule]bool
+	// env and cmd are reused for every rule run of this evaluation.
+	env RuleEnv
+	cmd CmdEnv
+}
+
+func (ev *evaluation) reset(p *Policy, s *shellparse.Script) {
+	ev.p, ev.script = p, s
+	if ev.fields != 0 {
+		*ev.scriptEv = ScriptEnv{Commands: ev.scriptEv.Commands[:0], Redirects: ev.scriptEv.Redirects[:0], Assignments: ev.scriptEv.Assignments[:0]}
+		ev.fields = 0
+	}
+	if len(ev.whenDone) > 0 {
+		clear(ev.whenDone)
+	}
+}
+
+// scriptEnv returns the script view with at least the fields a rule uses.
+func (ev *evaluation) scriptEnv(need scriptFields) *ScriptEnv {
+	if ev.scriptEv == nil {
+		ev.scriptEv = &ScriptEnv{}
+	}
+	if missing := need &^ ev.fields; missing != 0 {
+		fillScriptEnv(ev.scriptEv, ev.script, missing)
+		ev.fields |= missing
+	}
+	return ev.scriptEv
+}
+
+func (ev *evaluation) run(prog *vm.Program, env *RuleEnv) (bool, error) {
+	out, err := ev.vm.Run(prog, env)
+	if err != nil {
+		return false, err
+	}
+	b, _ := out.(bool)
+	return b, nil
+}
+
+func (ev *evaluation) when(r *compiledRule) (bool, error) {
+	if r.anyOf != 0 && emptyList(ev.script, r.anyOf) {
+		// Cheaper to see again than to remember.
+		return false, nil
+	}
+	if ev.whenDone == nil {
+		ev.whenDone = map[*compiledRule]bool{}
+	}
+	if v, ok := ev.whenDone[r]; ok {
+		return v, nil
+	}
+	if err := r.compile(); err != nil {
+		return false, err
+	}
+	ev.env = RuleEnv{Script: ev.scriptEnv(r.scriptFields), Workspace: ev.p.workspace, Cwd: ev.p.cwd, Tool: ev.p.tool}
+	v, err := ev.run(r.when, &ev.env)
+	ev.whenDone[r] = v
+	return v, err
+}
+
+// command decides one simple command into out. It returns the subcommand the
+// program rules found, for alternatives.
+func (p *Policy) command(c *shellparse.Command, ev *evaluation, out *Result) string {
+	if c.DynamicName {
+		v := p.shell[shellparse.ConstructDynamicName]
+		reason := fmt.Sprintf("the command name %s is computed at run time; write the program name literally", c.Path)
+		if v != Deny {
+			reason = fmt.Sprintf("the command name %s is computed at run time; it is checked again when it runs", c.Path)
+		}
+		*out = Result{v, "shell.dynamic_command_name", reason}
+		return ""
+	}
+	if c.Function {
+		*out = Result{p.shell[shellparse.ConstructFunction], "shell.function", fmt.Sprintf("%s calls a function declared in this script", c.Name)}
+		return ""
+	}
+	name := c.Name
+	e := p.names.get(name)
+	prog, known := e.compiled(name)
+	var pm programMatch
+	if known {
+		p.matchProgram(name, prog, c, &pm)
+	}
+	sub := pm.sub
+	if !known {
+		sub = c.Sub
+	}
+	// Field by field: a composite literal here was built aside and copied,
+	// and the copy stalled on reading back what had just been written.
+	var cc commandCheck
+	cc.p, cc.ev, cc.c, cc.sub, cc.rules = p, ev, c, sub, e.each
+	if p.unguarded {
+		cc.rules = p.each
+	}
+	entries := e.catalog
+	if c.Path != name {
+		entries = p.catalog[c.Path]
+	}
+	listed := len(entries) > 0
+	argv := ""
+	if len(p.allow)+len(p.ask)+len(p.deny) > 0 {
+		argv = strings.Join(c.Argv, " ")
+	}
+
+	// Deny.
+	if pat, ok := p.deny.match(argv); ok && argv != "" {
+		*out = Result{Deny, "deny: " + pat, fmt.Sprintf("%s matches the deny pattern %q", shellparse.JoinArgv(c.Argv), pat)}
+		return sub
+	}
+	if pm.deny != nil {
+		*out = *pm.deny
+		return sub
+	}
+	if r := p.secretArg(c); r != nil {
+		*out = *r
+		return sub
+	}
+	if r := p.secretFolder(c, ev); r != nil {
+		*out = *r
+		return sub
+	}
+	if r := cc.each(Deny); r != nil {
+		*out = *r
+		return sub
+	}
+	if c.Path != name && strings.ContainsAny(c.Path, `/\`) && !listed && !systemPath(c.Path) {
+		*out = Result{p.deflt, "default", fmt.Sprintf("%s is run by path; rules for %s apply only to the program found on PATH", c.Path, name)}
+		return sub
+	}
+
+	// Ask.
+	if pat, ok := p.ask.match(argv); ok && argv != "" {
+		*out = Result{Ask, "ask: " + pat, fmt.Sprintf("%s matches the ask pattern %q", shellparse.JoinArgv(c.Argv), pat)}
+		return sub
+	}
+	if pm.ask != nil && pm.allowed {
+		*out = *pm.ask
+		return sub
+	}
+	if r := cc.each(Ask); r != nil {
+		*out = *r
+		return sub
+	}
+
+	// Allow.
+	for _, e := range entries {
+		if matchPrefix(e.tokens, c.Argv) {
+			*out = Result{Allow, e.rule, "listed in the catalog"}
+			return sub
+		}
+	}
+	if pm.allowed {
+		*out = Result{Allow, prog.rule, "allowed by the program's rules"}
+		return sub
+	}
+	if pat, ok := p.allow.match(argv); ok && argv != "" {
+		*out = Result{Allow, "allow: " + pat, fmt.Sprintf("matches the allow pattern %q", pat)}
+		return sub
+	}
+	if r := cc.each(Allow); r != nil {
+		*out = *r
+		return sub
+	}
+
+	// Nothing decided.
+	if known {
+		*out = Result{p.deflt, "default", pm.why}
+		return sub
+	}
+	if listed {
+		*out = Result{p.deflt, "default", fmt.Sprintf("%s does not match a catalog entry for %s", shellparse.JoinArgv(c.Argv), name)}
+		return sub
+	}
+	*out = Result{p.unknown, "shell.unknown_program", name + " is not in this recipe's catalog"}
+	return sub
+}
+
+// systemPath reports whether a program path names a standard system folder,
+// where running /usr/bin/ls is the same as running ls.
+func systemPath(path string) bool {
+	for _, dir := range []string{"/bin/", "/usr/bin/", "/usr/local/bin/", "/sbin/", "/usr/sbin/", "/opt/homebrew/bin/"} {
+		if strings.HasPrefix(path, dir) && !strings.Contains(path[len(dir):], "/") {
+			return true
+		}
+	}
+	return false
+}
+
+// commandCheck evaluates each-rules for one simple command, building the
+// rule view of the command only if a rule needs it.
+type commandCheck struct {
+	p     *Policy
+	ev    *evaluation
+	c     *shellparse.Command
+	sub   string
+	rules []*compiledRule // the each-rules that may match c
+	built bool
+}
+
+// ruleEnv returns the rule view of the command, in the evaluation's reused
+// environment (rules run one at a time).
+func (cc *commandCheck) ruleEnv() *RuleEnv {
+	ev := cc.ev
+	if !cc.built {
+		fillCmdEnv(&ev.cmd, cc.c, cc.sub)
+		cc.built = true
+	}
+	ev.env = RuleEnv{Cmd: &ev.cmd, Script: ev.scriptEv, Workspace: cc.p.workspace, Cwd: cc.p.cwd, Tool: cc.p.tool}
+	return &ev.env
+}
+
+// each returns the first each-rule of verdict v that matches.
+func (cc *commandCheck) each(v Verdict) *Result {
+	for _, r := range cc.rules {
+		if r.verdict != v || !cc.p.unguarded && !r.guards.pass(cc.c, cc.sub) {
+			continue
+		}
+		if r.When != "" {
+			ok, err := cc.ev.when(r)
+			if err != nil {
+				return &Result{Deny, r.Name, fmt.Sprintf("rule failed at run time: %v", err)}
+			}
+			if !ok {
+				continue
+			}
+		}
+		if err := r.compile(); err != nil {
+			return &Result{Deny, r.Name, fmt.Sprintf("rule does not compile: %v", err)}
+		}
+		var ok bool
+		var err error
+		switch {
+		case cc.p.unguarded:
+			ok, err = cc.ev.run(r.each, cc.ruleEnv())
+		case r.restIsTrue && len(r.guards.flags) == 0:
+			ok = true
+		default:
+			env := cc.ruleEnv()
+			if !r.guards.passFlags(env.Cmd) {
+				continue
+			}
+			ok = r.restIsTrue
+			if !ok {
+				ok, err = cc.ev.run(r.eachRest, env)
+			}
+		}
+		if err != nil {
+			return &Result{Deny, r.Name, fmt.Sprintf("rule failed at run time: %v", err)}
+		}
+		if ok {
+			return &Result{v, r.Name, r.Reason}
+		}
+	}
+	return nil
+}
+
+func (a *alternatives) compute(r *recipe.Recipe) {
+	a.bySub = map[string][]string{}
+	for name, prog := range r.Programs {
+		for _, s := range slices.Sorted(maps.Keys(prog.Subcommands)) {
+			if !prog.Subcommands[s].Ask && !contains(prog.DenySubcommands, s) {
+				a.bySub[name] = append(a.bySub[name], name+" "+s)
+			}
+		}
+	}
+	var out []string
+	for _, c := range r.Commands {
+		first := strings.Fields(c.Command)
+		if len(first) > 0 && r.Available(first[0]) {
+			out = append(out, c.Command)
+		}
+	}
+	for _, n := range slices.Sorted(maps.Keys(r.Programs)) {
+		if len(out) >= 24 {
+			break
+		}
+		if isWord(n) && r.Available(n) && !contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	a.catalog = out
+}
+
+// alternatives lists what the catalog allows instead, for a model to act on.
+// The slices are shared: callers must not modify them.
+func (p *Policy) alternatives(name, sub string) []string {
+	p.alts.once.Do(func() { p.alts.compute(p.recipe) })
+	if alts, ok := p.alts.bySub[name]; ok {
+		return alts
+	}
+	return p.alts.catalog
+}
+
+// isWord reports whether a program name is worth suggesting (not "[" or ":").
+func isWord(s string) bool {
+	return s != "" && (s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z')
+}
