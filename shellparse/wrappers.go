@@ -1,0 +1,89 @@
+package shellparse
+
+// The programs that run other programs, and how each one's command is
+// found: after options (sudo, env, xargs, ...), as a shell script (sh -c),
+// or by a syntax of its own (find -exec, git -c, ssh, ...). unwrap.go
+// follows them.
+
+// optionSyntax describes how a wrapper's own options are written, so that the
+// command it runs can be found after them.
+type optionSyntax struct {
+	shortValue string   // short options that take a value (-u root, -uroot)
+	optValue   string   // short options whose value is optional and attached (xargs -i{})
+	longValue  []string // long options that take a value when not written with =
+	noRun      string   // short options after which nothing is run (command -v)
+	noRunLong  []string
+	assigns    bool // NAME=VALUE words may stand before the command (env, sudo)
+	skip       int  // positionals before the command (timeout DURATION)
+}
+
+var wrappers = map[string]optionSyntax{
+	"sudo":    {shortValue: "CDghpRrTtUu", longValue: []string{"--close-from", "--chdir", "--group", "--host", "--prompt", "--chroot", "--role", "--command-timeout", "--type", "--other-user", "--user"}, noRun: "lVvKk", noRunLong: []string{"--list", "--version", "--validate"}, assigns: true},
+	"doas":    {shortValue: "uC", assigns: false},
+	"env":     {shortValue: "uCS", longValue: []string{"--unset", "--chdir", "--split-string"}, assigns: true},
+	"nice":    {shortValue: "n", longValue: []string{"--adjustment"}},
+	"nohup":   {},
+	"timeout": {shortValue: "sk", longValue: []string{"--signal", "--kill-after"}, skip: 1},
+	"time":    {shortValue: "fo", longValue: []string{"--format", "--output"}},
+	"command": {noRun: "vV"},
+	"builtin": {},
+	"exec":    {shortValue: "a"},
+	"stdbuf":  {shortValue: "ioe", longValue: []string{"--input", "--output", "--error"}},
+	"ionice":  {shortValue: "cnpPu", longValue: []string{"--class", "--classdata", "--pid", "--pgid", "--uid"}, noRun: "pPu", noRunLong: []string{"--pid", "--pgid", "--uid"}},
+	"chrt":    {shortValue: "TPD", longValue: []string{"--sched-runtime", "--sched-period", "--sched-deadline"}, noRun: "pm", noRunLong: []string{"--pid", "--max"}, skip: 1},
+	"taskset": {noRun: "p", noRunLong: []string{"--pid"}, skip: 1},
+	"setsid":  {},
+	"xargs":   {shortValue: "aEdILnPs", optValue: "eil", longValue: []string{"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"}},
+	"ssh":     {shortValue: "BbcDEeFIiJLlmOoPpQRSWw"},
+}
+
+// shellDashC is the label of a script given to each shell with -c.
+var shellDashC = func() map[string]string {
+	m := make(map[string]string, len(shells))
+	for name := range shells {
+		m[name] = name + " -c"
+	}
+	return m
+}()
+
+var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "ash": true, "yash": true, "fish": true, "rbash": true}
+
+// specialWrappers run other commands with a syntax of their own. (Filled in
+// init: the unwrappers reach back to unwrap through nested scripts.)
+var specialWrappers map[string]func(*analyzer, *Command, context)
+
+// wrapping is how a program runs another: as a shell, with a syntax of its
+// own, or after options. wrappings holds all three kinds, so that the
+// common command, which runs nothing, costs one lookup.
+type wrapping struct {
+	shell   bool
+	special func(*analyzer, *Command, context)
+	options optionSyntax
+}
+
+var wrappings map[string]wrapping
+
+func init() {
+	specialWrappers = map[string]func(*analyzer, *Command, context){
+		"eval":     func(a *analyzer, c *Command, ctx context) { a.nestedWords(c, c.Words[1:], ctx, "eval") },
+		"trap":     (*analyzer).unwrapTrap,
+		"find":     (*analyzer).unwrapFind,
+		"git":      (*analyzer).unwrapGit,
+		"watch":    (*analyzer).unwrapWatch,
+		"flock":    (*analyzer).unwrapFlock,
+		"parallel": (*analyzer).unwrapParallel,
+		"ssh":      (*analyzer).unwrapSSH,
+	}
+	// Shells first, then special syntaxes, then plain options (ssh is in
+	// both of the last two).
+	wrappings = map[string]wrapping{}
+	for name, syn := range wrappers {
+		wrappings[name] = wrapping{options: syn}
+	}
+	for name, f := range specialWrappers {
+		wrappings[name] = wrapping{special: f}
+	}
+	for name := range shells {
+		wrappings[name] = wrapping{shell: true}
+	}
+}
