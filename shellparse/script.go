@@ -34,6 +34,7 @@ type Word struct {
 	Tilde   bool   `json:"tilde,omitempty"`
 
 	onlyGlob bool
+	shape    uint8 // shapeBare, shapeNotBare or 0: not known
 }
 
 // GlobDir is, for a word that is static but for its glob characters

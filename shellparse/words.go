@@ -20,8 +20,13 @@ func appendWord(dst []Word, src string, w *syntax.Word) []Word {
 	if len(w.Parts) == 1 {
 		switch p := w.Parts[0].(type) {
 		case *syntax.Lit:
-			if plainLiteral(p.Value) {
-				return appendPlain(dst, p.Value)
+			if plain, bare := scanLiteral(p.Value); plain {
+				dst = appendPlain(dst, p.Value)
+				dst[len(dst)-1].shape = shapeNotBare
+				if bare {
+					dst[len(dst)-1].shape = shapeBare
+				}
+				return dst
 			}
 		case *syntax.SglQuoted:
 			if !p.Dollar {
@@ -173,19 +178,67 @@ func abs(x int) int {
 	return x
 }
 
-// plainLiteral reports whether an unquoted literal means exactly itself.
-func plainLiteral(s string) bool {
+// scanLiteral reports whether an unquoted literal means exactly itself
+// (plain) and, in the same pass, whether it is a bare name (IsBareName).
+func scanLiteral(s string) (plain, bare bool) {
+	var seen uint8
+	dotdot := false
 	for i := 0; i < len(s); i++ {
-		if literalSpecial[s[i]] {
-			return false
+		c := literalClass[s[i]]
+		seen |= c
+		if c&classDot != 0 && i+1 < len(s) && s[i+1] == '.' {
+			dotdot = true
 		}
 	}
-	return true
+	return seen&classSpecial == 0, s != "" && seen&classBreak == 0 && !dotdot
 }
 
-// literalSpecial marks the bytes that give an unquoted literal a meaning
-// beyond itself (escapes, braces, globs, ~, line breaks).
-var literalSpecial = [256]bool{'\\': true, '{': true, '*': true, '?': true, '[': true, '~': true, '\n': true}
+// IsBareName reports whether a word is a file name in the working folder
+// and nothing more: not empty, no folder, no ~, no colon (REV:PATH,
+// HOST:PATH), no "..". Policies need check such a name against base-name
+// rules only.
+func IsBareName(s string) bool {
+	_, bare := scanLiteral(s)
+	return bare
+}
+
+// BareName is IsBareName of the word's value, known from analysis for most
+// static words.
+func (w *Word) BareName() bool {
+	switch w.shape {
+	case shapeBare:
+		return true
+	case shapeNotBare:
+		return false
+	}
+	return IsBareName(w.Value)
+}
+
+// Word shapes, found while resolving the word (zero: not known).
+const (
+	shapeBare uint8 = 1 + iota
+	shapeNotBare
+)
+
+// literalClass classifies bytes: classSpecial gives an unquoted literal a
+// meaning beyond itself (escapes, braces, globs, ~, line breaks);
+// classBreak takes a word out of the bare names; classDot is '.'.
+var literalClass = func() (t [256]uint8) {
+	for _, c := range "\\{*?[~\n" {
+		t[c] |= classSpecial
+	}
+	for _, c := range "/\\~:" {
+		t[c] |= classBreak
+	}
+	t['.'] |= classDot
+	return
+}()
+
+const (
+	classSpecial uint8 = 1 << iota
+	classBreak
+	classDot
+)
 
 // classify walks a word's parts once and reports what kind of word it is.
 //   - dynamic: parameter expansion, command/process substitution, arithmetic

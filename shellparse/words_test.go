@@ -39,3 +39,28 @@ func TestUnescapeUnquoted(t *testing.T) {
 		}
 	}
 }
+
+// TestBareNameKnownFromAnalysis: the shape recorded while resolving a word
+// agrees with IsBareName of its value, whatever the quoting.
+func TestBareNameKnownFromAnalysis(t *testing.T) {
+	for _, word := range []string{"x", ".env", "a.b", "a..b", "..", "../x", "a/b", "~", "~/x", "HEAD:x", `a\b`, "'a/b'", `"x"`,
+		"'..'", "-la", "--x=y", "{a,b}", "é.pem", "id_rsa", "''", `\.env`} {
+		s := Analyze("cat " + word)
+		if len(s.Commands) != 1 || len(s.Commands[0].Words) < 2 {
+			t.Fatalf("%s: %+v", word, s.Commands)
+		}
+		for _, w := range s.Commands[0].Words[1:] {
+			if w.Dynamic {
+				continue
+			}
+			if got, want := w.BareName(), IsBareName(w.Value); got != want {
+				t.Errorf("%s: word %q BareName() = %v, IsBareName = %v", word, w.Value, got, want)
+			}
+		}
+	}
+	for s, want := range map[string]bool{"x": true, ".env": true, "": false, "..": false, "a..b": false, "a.b": true, "a/b": false, `a\b`: false, "~x": false, "a:b": false, "...": false} {
+		if got := IsBareName(s); got != want {
+			t.Errorf("IsBareName(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

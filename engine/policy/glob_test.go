@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/reinsh/rein/engine/recipe"
+	"github.com/reinsh/rein/shellparse"
 )
 
 func TestGlob(t *testing.T) {
@@ -145,7 +146,7 @@ func TestBareNameShortcut(t *testing.T) {
 	words := []string{".env", ".env.prod", "a.pem", "id_rsa", "id_rsa.pub", "README.md", "x", "..", "a..b", ".", "...",
 		"-", "e", ".envx", "pem", "x.pem.txt", "shadow", ".ssh", "a b", "émoji.pem"}
 	for _, w := range words {
-		if !bareName(w) {
+		if !shellparse.IsBareName(w) {
 			continue
 		}
 		short, _ := p.secret.matchName(w)
@@ -155,8 +156,8 @@ func TestBareNameShortcut(t *testing.T) {
 		}
 	}
 	for _, w := range []string{"", "../.env", "~/.ssh", "a/.env", `a\.env`, "HEAD:.env", "..", "a..b"} {
-		if bareName(w) {
-			t.Errorf("bareName(%q) = true", w)
+		if shellparse.IsBareName(w) {
+			t.Errorf("IsBareName(%q) = true", w)
 		}
 	}
 }

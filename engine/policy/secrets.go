@@ -26,15 +26,17 @@ func (p *Policy) secretArg(c *shellparse.Command) *Result {
 		if w.Value == "" {
 			continue
 		}
-		v := w.Value
+		v, bare := w.Value, false
 		if v[0] == '-' {
 			_, val, ok := strings.Cut(v, "=")
 			if !ok || val == "" {
 				continue
 			}
-			v = val
+			v, bare = val, shellparse.IsBareName(val)
+		} else {
+			bare = w.BareName() // known from analysis, mostly
 		}
-		if p.cwdClear && bareName(v) {
+		if p.cwdClear && bare {
 			// The common word: a name in the working folder, which only
 			// the base-name globs can match (what SecretWord comes to).
 			if pat, ok := p.secret.matchName(v); ok {
@@ -76,21 +78,6 @@ func (p *Policy) secretPath(v string) (string, bool) {
 	}
 	return p.secret.match(p.secret.resolve(v, p.cwd))
 }
-
-// bareName reports whether a word is a file name in the working folder
-// and nothing else: no folder, no ~, no colon, no "..".
-func bareName(v string) bool {
-	for i := 0; i < len(v); i++ {
-		if nameBreaks[v[i]] && (v[i] != '.' || i+1 < len(v) && v[i+1] == '.') {
-			return false
-		}
-	}
-	return v != ""
-}
-
-// nameBreaks are the bytes that may take a word out of the bare names ('.'
-// only when doubled).
-var nameBreaks = [256]bool{'/': true, '\\': true, '~': true, ':': true, '.': true}
 
 // plainRelative reports whether a path argument stays below the working
 // folder: not absolute, not from ~, no "..".
