@@ -179,18 +179,18 @@ func abs(x int) int {
 }
 
 // scanLiteral reports whether an unquoted literal means exactly itself
-// (plain) and, in the same pass, whether it is a bare name (IsBareName).
+// (plain) and, in the same pass, whether it is then a bare name
+// (IsBareName; false when not plain).
 func scanLiteral(s string) (plain, bare bool) {
 	var seen uint8
-	dotdot := false
 	for i := 0; i < len(s); i++ {
 		c := literalClass[s[i]]
-		seen |= c
-		if c&classDot != 0 && i+1 < len(s) && s[i+1] == '.' {
-			dotdot = true
+		if c&classSpecial != 0 {
+			return false, false
 		}
+		seen |= c
 	}
-	return seen&classSpecial == 0, s != "" && seen&classBreak == 0 && !dotdot
+	return true, s != "" && seen&classBreak == 0 && (seen&classDot == 0 || !strings.Contains(s, ".."))
 }
 
 // IsBareName reports whether a word is a file name in the working folder
@@ -198,8 +198,11 @@ func scanLiteral(s string) (plain, bare bool) {
 // HOST:PATH), no "..". Policies need check such a name against base-name
 // rules only.
 func IsBareName(s string) bool {
-	_, bare := scanLiteral(s)
-	return bare
+	var seen uint8
+	for i := 0; i < len(s); i++ {
+		seen |= literalClass[s[i]]
+	}
+	return s != "" && seen&classBreak == 0 && (seen&classDot == 0 || !strings.Contains(s, ".."))
 }
 
 // BareName is IsBareName of the word's value, known from analysis for most
