@@ -195,8 +195,10 @@ var soleVia = func() map[string][]string {
 		labels = append(labels, shellDashC[name])
 	}
 	m := make(map[string][]string, len(labels))
-	for _, l := range labels {
-		m[l] = []string{l}[:1:1]
+	lists := make([]string, len(labels)) // one block for all the lists
+	for i, l := range labels {
+		lists[i] = l
+		m[l] = lists[i : i+1 : i+1]
 	}
 	return m
 }()

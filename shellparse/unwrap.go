@@ -123,7 +123,7 @@ func (a *analyzer) unwrap(cmd *Command, ctx context) {
 		w.special(a, cmd, exec)
 		return
 	}
-	next, env, values, runs := skipOptions(words, w.options)
+	next, env, values, runs := skipOptions(words, *w.options)
 	if !runs {
 		return
 	}

@@ -58,7 +58,7 @@ var specialWrappers map[string]func(*analyzer, *Command, context)
 type wrapping struct {
 	shell   bool
 	special func(*analyzer, *Command, context)
-	options optionSyntax
+	options *optionSyntax
 }
 
 var wrappings map[string]wrapping
@@ -76,9 +76,11 @@ func init() {
 	}
 	// Shells first, then special syntaxes, then plain options (ssh is in
 	// both of the last two).
-	wrappings = map[string]wrapping{}
+	wrappings = make(map[string]wrapping, len(wrappers)+len(specialWrappers)+len(shells))
+	syntaxes := make([]optionSyntax, 0, len(wrappers))
 	for name, syn := range wrappers {
-		wrappings[name] = wrapping{options: syn}
+		syntaxes = append(syntaxes, syn)
+		wrappings[name] = wrapping{options: &syntaxes[len(syntaxes)-1]}
 	}
 	for name, f := range specialWrappers {
 		wrappings[name] = wrapping{special: f}

@@ -269,7 +269,7 @@ func (cc *commandCheck) each(v Verdict) *Result {
 			}
 			ok = r.restIsTrue
 			if !ok {
-				ok, err = cc.ev.run(r.eachRest, env)
+				ok, err = cc.ev.run(r.rest(), env)
 			}
 		}
 		if err != nil {

@@ -117,8 +117,10 @@ type compiledRule struct {
 	each       *vm.Program
 	when       *vm.Program
 	compileErr error
-	// eachRest is each without its guards, which run in Go first;
+	// eachRest is each without its guards, which run in Go first,
+	// compiled when first run (validating a recipe needs only each);
 	// restIsTrue says nothing is left.
+	restOnce   sync.Once
 	eachRest   *vm.Program
 	restIsTrue bool
 	// guards are the tests of the each expression that commands failing
@@ -182,23 +184,27 @@ func (r *compiledRule) compile() error {
 			if r.each, r.compileErr = r.compileField("each", r.Each); r.compileErr != nil {
 				return
 			}
-			r.eachRest = r.each
-			switch {
-			case r.guards.count > 0 && r.guards.rest == "":
-				r.restIsTrue = true
-			case r.guards.count > 0:
-				// What the guards leave: the VM need not test them again.
-				// Should the rest not compile alone, the whole runs.
-				if rest, err := expr.Compile(r.guards.rest, exprOptions...); err == nil {
-					r.eachRest = rest
-				}
-			}
+			r.restIsTrue = r.guards.count > 0 && r.guards.rest == ""
 		}
 		if r.When != "" {
 			r.when, r.compileErr = r.compileField("when", r.When)
 		}
 	})
 	return r.compileErr
+}
+
+// rest is the program the VM runs once the guards have passed: each
+// without them, or each itself when the rest does not compile alone.
+func (r *compiledRule) rest() *vm.Program {
+	r.restOnce.Do(func() {
+		r.eachRest = r.each
+		if r.guards.count > 0 && r.guards.rest != "" {
+			if rest, err := expr.Compile(r.guards.rest, exprOptions...); err == nil {
+				r.eachRest = rest
+			}
+		}
+	})
+	return r.eachRest
 }
 
 func (r *compiledRule) compileField(field, src string) (*vm.Program, error) {

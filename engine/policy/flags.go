@@ -25,15 +25,6 @@ type byteSet [4]uint64
 
 func (b *byteSet) add(c byte)      { b[c/64] |= 1 << (c % 64) }
 func (b *byteSet) has(c byte) bool { return b[c/64]&(1<<(c%64)) != 0 }
-func shortPattern(c byte) string   { return shortPatterns[c] }
-
-// shortPatterns holds "-c" for every byte c.
-var shortPatterns = func() (t [256]string) {
-	for c := range t {
-		t[c] = "-" + string([]byte{byte(c)})
-	}
-	return
-}()
 
 func newFlagSet(patterns []string) *flagSet {
 	if patterns == nil {
@@ -61,7 +52,7 @@ func (f *flagSet) match(tok string) (string, bool) {
 		// -x is exactly in the set when its letter is: no map lookup for
 		// the commonest flag.
 		if f.short.has(tok[1]) {
-			return shortPattern(tok[1]), true
+			return tok, true // the pattern is the token
 		}
 		return f.globs.match(tok)
 	}
@@ -88,7 +79,7 @@ func (f *flagSet) denies(tok string) (string, bool) {
 	}
 	for i := 1; i < len(tok); i++ {
 		if f.short.has(tok[i]) {
-			return shortPattern(tok[i]), true
+			return "-" + tok[i:i+1], true
 		}
 	}
 	return "", false

@@ -247,6 +247,14 @@ func TestParseGuards(t *testing.T) {
 		{`cmd.name == "a&&b" && cmd.sub == "c||d"`, "a&&b", "c||d", 0, -1, false},
 		{`cmd?.name == "x"`, "", "", 0, -1, false},
 		{`operator == "x" && cmd.name == "y"`, "", "", 0, -1, false},
+		{`cmd.name=="x"&&cmd.sub=="y"`, "x", "y", 0, -1, false},
+		{`cmd.names == "x"`, "", "", 0, -1, false},
+		{`cmd.name == "x" && len(cmd.env) >= 0`, "x", "", 0, -1, false},
+		{`cmd.name == "x" && hasFlag(cmd) && y`, "x", "", 0, -1, false},
+		{`cmd.name == "x" && len(cmd.positionals) > 1000000`, "x", "", 0, -1, false},
+		{`cmd.name == "x\"y"`, "", "", 0, -1, false},
+		{`cmd.name inside ["x"]`, "", "", 0, -1, false},
+		{`cmd.name in ["x",]`, "", "", 0, -1, false},
 	}
 	for _, tt := range tests {
 		g := parseGuards(tt.src)

@@ -1,8 +1,6 @@
 package policy
 
 import (
-	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/reinsh/rein/shellparse"
@@ -34,16 +32,6 @@ type ruleGuards struct {
 	rest  string
 }
 
-var (
-	guardName        = regexp.MustCompile(`^cmd\.name\s*==\s*"([^"\\]*)"$`)
-	guardNameIn      = regexp.MustCompile(`^cmd\.name\s+in\s*\[([^\]]*)\]$`)
-	guardSub         = regexp.MustCompile(`^cmd\.sub\s*==\s*"([^"\\]*)"$`)
-	guardEnv         = regexp.MustCompile(`^len\(\s*cmd\.env\s*\)\s*>\s*0$`)
-	guardPositionals = regexp.MustCompile(`^len\(\s*cmd\.positionals\s*\)\s*>\s*([0-9]{1,6})$`)
-	guardFlag        = regexp.MustCompile(`^hasFlag\(\s*cmd\s*((?:,\s*"[^"\\]*"\s*)+)\)$`)
-	quoted           = regexp.MustCompile(`"([^"\\]*)"`)
-)
-
 // parseGuards reads the guards of an each expression.
 func parseGuards(src string) (g ruleGuards) {
 	g.positionals = -1
@@ -54,41 +42,23 @@ func parseGuards(src string) (g ruleGuards) {
 	defer func() { g.rest = strings.Join(conjuncts[g.count:], " && ") }()
 	for _, c := range conjuncts {
 		g.count++
-		if m := guardName.FindStringSubmatch(c); m != nil && g.names == nil {
-			g.names = map[string]bool{m[1]: true}
+		if names, ok := nameGuard(c); ok && g.names == nil {
+			g.names = names
 			continue
 		}
-		if m := guardNameIn.FindStringSubmatch(c); m != nil && g.names == nil {
-			// Only a list of plain strings: anything else (a variable, an
-			// expression) might hold other names.
-			rest := quoted.ReplaceAllString(m[1], "")
-			if strings.Trim(rest, " \t\n,") != "" {
-				g.count--
-				break
-			}
-			g.names = map[string]bool{}
-			for _, q := range quoted.FindAllStringSubmatch(m[1], -1) {
-				g.names[q[1]] = true
-			}
+		if sub, ok := equalsGuard(c, "cmd.sub"); ok && !g.hasSub {
+			g.sub, g.hasSub = sub, true
 			continue
 		}
-		if m := guardSub.FindStringSubmatch(c); m != nil && !g.hasSub {
-			g.sub, g.hasSub = m[1], true
-			continue
-		}
-		if guardEnv.MatchString(c) {
+		if n, ok := lenGuard(c, "cmd.env"); ok && n == 0 {
 			g.env = true
 			continue
 		}
-		if m := guardPositionals.FindStringSubmatch(c); m != nil && g.positionals < 0 {
-			g.positionals, _ = strconv.Atoi(m[1])
+		if n, ok := lenGuard(c, "cmd.positionals"); ok && g.positionals < 0 {
+			g.positionals = n
 			continue
 		}
-		if m := guardFlag.FindStringSubmatch(c); m != nil {
-			var flags []string
-			for _, q := range quoted.FindAllStringSubmatch(m[1], -1) {
-				flags = append(flags, q[1])
-			}
+		if flags, ok := flagGuard(c); ok {
 			g.flags = append(g.flags, flags)
 			continue
 		}
@@ -190,4 +160,134 @@ func scanTopLevel(src string, visit func(i int, c byte) bool) bool {
 		}
 	}
 	return true
+}
+
+// The guard forms are read by a small scanner (no regular expressions:
+// policies are built in every rein process).
+
+// nameGuard reads cmd.name == "x" or cmd.name in ["x", "y"].
+func nameGuard(c string) (map[string]bool, bool) {
+	if v, ok := equalsGuard(c, "cmd.name"); ok {
+		return map[string]bool{v: true}, true
+	}
+	sc := exprScanner{c}
+	if !sc.lit("cmd.name") || !sc.space() || !sc.lit("in") || !sc.lit("[") {
+		return nil, false
+	}
+	names := map[string]bool{}
+	for {
+		v, ok := sc.str()
+		if !ok {
+			return nil, false
+		}
+		names[v] = true
+		if sc.lit("]") {
+			return names, sc.end()
+		}
+		if !sc.lit(",") {
+			return nil, false
+		}
+	}
+}
+
+// equalsGuard reads FIELD == "x".
+func equalsGuard(c, field string) (string, bool) {
+	sc := exprScanner{c}
+	if !sc.lit(field) || !sc.lit("==") {
+		return "", false
+	}
+	v, ok := sc.str()
+	return v, ok && sc.end()
+}
+
+// lenGuard reads len(FIELD) > N.
+func lenGuard(c, field string) (int, bool) {
+	sc := exprScanner{c}
+	if !sc.lit("len") || !sc.lit("(") || !sc.lit(field) || !sc.lit(")") || !sc.lit(">") {
+		return 0, false
+	}
+	n, ok := sc.num()
+	return n, ok && sc.end()
+}
+
+// flagGuard reads hasFlag(cmd, "-a", "--b").
+func flagGuard(c string) ([]string, bool) {
+	sc := exprScanner{c}
+	if !sc.lit("hasFlag") || !sc.lit("(") || !sc.lit("cmd") {
+		return nil, false
+	}
+	var flags []string
+	for sc.lit(",") {
+		v, ok := sc.str()
+		if !ok {
+			return nil, false
+		}
+		flags = append(flags, v)
+	}
+	return flags, len(flags) > 0 && sc.lit(")") && sc.end()
+}
+
+// exprScanner reads tokens of an expr expression, skipping white space.
+type exprScanner struct{ s string }
+
+func (sc *exprScanner) skip() { sc.s = strings.TrimLeft(sc.s, " \t\r\n") }
+
+// space reports whether white space comes next (and skips it).
+func (sc *exprScanner) space() bool {
+	n := len(sc.s)
+	sc.skip()
+	return len(sc.s) < n
+}
+
+// lit reads the literal text t. A word must not run on into a longer
+// identifier (cmd.name is not cmd.names).
+func (sc *exprScanner) lit(t string) bool {
+	sc.skip()
+	if !strings.HasPrefix(sc.s, t) {
+		return false
+	}
+	rest := sc.s[len(t):]
+	if last := t[len(t)-1]; isIdentByte(last) && rest != "" && isIdentByte(rest[0]) {
+		return false
+	}
+	sc.s = rest
+	return true
+}
+
+// str reads a double-quoted string without escapes.
+func (sc *exprScanner) str() (string, bool) {
+	sc.skip()
+	if !strings.HasPrefix(sc.s, `"`) {
+		return "", false
+	}
+	end := strings.IndexAny(sc.s[1:], `"\\`)
+	if end < 0 || sc.s[1+end] != '"' {
+		return "", false
+	}
+	v := sc.s[1 : 1+end]
+	sc.s = sc.s[2+end:]
+	return v, true
+}
+
+// num reads a decimal number of up to six digits.
+func (sc *exprScanner) num() (int, bool) {
+	sc.skip()
+	n, i := 0, 0
+	for ; i < len(sc.s) && i < 7 && sc.s[i] >= '0' && sc.s[i] <= '9'; i++ {
+		n = n*10 + int(sc.s[i]-'0')
+	}
+	if i == 0 || i > 6 || i < len(sc.s) && isIdentByte(sc.s[i]) {
+		return 0, false
+	}
+	sc.s = sc.s[i:]
+	return n, true
+}
+
+func (sc *exprScanner) end() bool {
+	sc.skip()
+	return sc.s == ""
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }

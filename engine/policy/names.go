@@ -29,11 +29,17 @@ type nameEntry struct {
 }
 
 func newNameTable(progs map[string]*recipe.Program, each []*compiledRule, catalog map[string][]catalogEntry) *nameTable {
-	t := &nameTable{byName: map[string]*nameEntry{}}
+	t := &nameTable{byName: make(map[string]*nameEntry, len(progs)+len(catalog))}
+	// Entries come from one block: this runs in every rein process.
+	var slab []nameEntry
 	entry := func(name string) *nameEntry {
 		e := t.byName[name]
 		if e == nil {
-			e = &nameEntry{}
+			if len(slab) == cap(slab) {
+				slab = make([]nameEntry, 0, max(16, len(progs)+len(catalog)))
+			}
+			slab = slab[:len(slab)+1]
+			e = &slab[len(slab)-1]
 			t.byName[name] = e
 		}
 		return e

@@ -44,6 +44,7 @@ type pathGlob struct {
 
 func newPathSet(patterns []string, workspace, home string) pathSet {
 	ps := pathSet{workspace: filepath.ToSlash(workspace), home: filepath.ToSlash(home)}
+	var tops []string // each glob's literal top folder, for indexTops
 	for _, p := range patterns {
 		g := pathGlob{raw: p}
 		var abs string
@@ -66,6 +67,11 @@ func newPathSet(patterns []string, workspace, home string) pathSet {
 			}
 		}
 		g.segs = strings.Split(abs, "/")
+		top := topOf(abs)
+		if g.base != "" || g.anywhere != nil || strings.ContainsAny(top, "*?[\\") || top == abs {
+			top = "" // not indexed: tried for every path
+		}
+		tops = append(tops, top)
 		// The literal part before the first metacharacter, cut back to a
 		// whole segment: ~/.ssh/** must match ~/.ssh itself.
 		g.prefix = abs
@@ -81,7 +87,7 @@ func newPathSet(patterns []string, workspace, home string) pathSet {
 			ps.noteName(g.name)
 		}
 	}
-	ps.indexTops()
+	ps.indexTops(tops)
 	return ps
 }
 
@@ -98,16 +104,12 @@ func topOf(p string) string {
 	return p
 }
 
-func (ps *pathSet) indexTops() {
+// indexTops builds byTop and otherTop from each glob's literal top folder
+// ("" for a glob tried on every path).
+func (ps *pathSet) indexTops(literalTop []string) {
 	ps.byTop = map[string][]int{}
-	literalTop := make([]string, len(ps.globs))
-	for i, g := range ps.globs {
-		if g.base != "" || g.anywhere != nil {
-			continue
-		}
-		abs := strings.Join(g.segs, "/")
-		if top := topOf(abs); !strings.ContainsAny(top, "*?[\\") && top != abs {
-			literalTop[i] = top
+	for _, top := range literalTop {
+		if top != "" {
 			ps.byTop[top] = nil
 		}
 	}
