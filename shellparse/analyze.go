@@ -463,14 +463,22 @@ func (a *analyzer) substitution(kind, construct string, n syntax.Node, list []*s
 
 // needsScan reports whether a word may contain a substitution.
 func needsScan(w *syntax.Word) bool {
-	for _, part := range w.Parts {
+	return partsNeedScan(w.Parts)
+}
+
+func partsNeedScan(parts []syntax.WordPart) bool {
+	for _, part := range parts {
 		switch p := part.(type) {
 		case *syntax.Lit, *syntax.SglQuoted:
 		case *syntax.DblQuoted:
-			for _, inner := range p.Parts {
-				if _, ok := inner.(*syntax.Lit); !ok {
-					return true
-				}
+			if partsNeedScan(p.Parts) {
+				return true
+			}
+		case *syntax.ParamExp:
+			// $x, ${x}, ${#x}, ${!x} hold no command; an index, slice,
+			// replacement or default value may.
+			if p.NestedParam != nil || p.Index != nil || p.Slice != nil || p.Repl != nil || p.Exp != nil {
+				return true
 			}
 		default:
 			return true

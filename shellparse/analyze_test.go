@@ -297,3 +297,19 @@ func TestGitExecPathPrintsOnly(t *testing.T) {
 		t.Errorf("printing the exec path is harmless: %+v", s.Findings)
 	}
 }
+
+// Substitutions hidden in parameter expansions are found; plain $x words
+// are not walked for them.
+func TestSubstitutionsInParameters(t *testing.T) {
+	for _, text := range []string{`echo ${x:-$(rm a)}`, `echo "${x:=$(rm a)}"`, `echo ${a[$(rm a)]}`, `echo "${x/$(rm a)/b}"`,
+		`echo ${x:$(rm a):1}`, `echo "$x" ${y} ${#z} "${w:-$(rm a)}"`, "echo ${x:-`rm a`}", `cat <(rm a) "$HOME"`} {
+		s := Analyze(text)
+		found := false
+		for _, c := range s.Commands {
+			found = found || c.Name == "rm"
+		}
+		if !found {
+			t.Errorf("%s: rm not found in %d commands", text, len(s.Commands))
+		}
+	}
+}
