@@ -20,7 +20,7 @@ type NameInput struct {
 
 // xargsInput reads xargs's options with the syntax unwrapping uses.
 func xargsInput(c *Command) NameInput {
-	next, _, opts, _ := skipOptions(c.Words, wrappers["xargs"])
+	next, _, opts, _ := skipOptions(c.Words, wrappers["xargs"], true)
 	x := NameInput{Command: c.Argv[next:]}
 	for opt, value := range opts {
 		switch opt {

@@ -9,12 +9,15 @@ import (
 
 // skipOptions returns the index of the first word after a wrapper's options
 // (and its NAME=VALUE words, if any), the assignments seen, the options
-// given ("-d", "--null"; with their values, "" for flags), and whether the
-// wrapper runs a command at all.
-func skipOptions(words []Word, syn optionSyntax) (next int, env map[string]string, values map[string]string, runs bool) {
+// given when keepValues ("-d", "--null"; with their values, "" for flags),
+// and whether the wrapper runs a command at all.
+func skipOptions(words []Word, syn optionSyntax, keepValues bool) (next int, env map[string]string, values map[string]string, runs bool) {
 	i := 1
 	runs = true
 	setValue := func(k, v string) {
+		if !keepValues {
+			return
+		}
 		if values == nil {
 			values = map[string]string{}
 		}
@@ -123,7 +126,7 @@ func (a *analyzer) unwrap(cmd *Command, ctx context) {
 		w.special(a, cmd, exec)
 		return
 	}
-	next, env, values, runs := skipOptions(words, *w.options)
+	next, env, values, runs := skipOptions(words, *w.options, name == "env")
 	if !runs {
 		return
 	}
@@ -487,7 +490,7 @@ func (a *analyzer) unwrapSSH(cmd *Command, ctx context) {
 			a.nested(cmd, val, ctx, "ssh -o "+key)
 		}
 	}
-	next, _, _, _ := skipOptions(words, syn)
+	next, _, _, _ := skipOptions(words, syn, false)
 	if next+1 >= len(words) {
 		return
 	}
