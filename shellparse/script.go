@@ -104,6 +104,7 @@ type Command struct {
 	Pos  Position `json:"pos"`
 	// Via lists the wrappers and contexts this command was found through,
 	// outermost first: "sudo", "xargs", "find -exec", "bash -c", "$(…)".
+	// Lists are shared between commands and analyses: read them only.
 	Via  []string `json:"via,omitempty"`
 	Text string   `json:"text"`
 

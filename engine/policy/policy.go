@@ -167,7 +167,8 @@ func New(r *recipe.Recipe, opts Options) (*Policy, error) {
 // Recipe returns the recipe the policy was compiled from.
 func (p *Policy) Recipe() *recipe.Recipe { return p.recipe }
 
-// CommandResult is the decision for one simple command.
+// CommandResult is the decision for one simple command. Via and
+// Alternatives are shared with other results: read them only.
 type CommandResult struct {
 	Text string              `json:"text"`
 	Argv []string            `json:"argv"`
