@@ -136,6 +136,15 @@ func (a *analyzer) simple(words []Word, env map[string]string, ctx context, pos 
 	return cmd
 }
 
+// programName is the base name of a program as written (rm for /bin/rm or
+// C:\tools\rm); "" for "".
+func programName(v string) string {
+	if strings.IndexByte(v, '/') < 0 && strings.IndexByte(v, '\\') < 0 {
+		return v // the common case: a bare name
+	}
+	return path.Base(strings.ReplaceAll(v, `\`, "/"))
+}
+
 // shortFlags holds "-a" … for ASCII letters and digits, so that splitting
 // -rf costs no allocation.
 var shortFlags = func() (t [128]string) {
@@ -179,10 +188,7 @@ func fillCommand(cmd *Command, argv []string, words []Word, env map[string]strin
 	if first.Dynamic {
 		cmd.DynamicName = true
 	} else {
-		cmd.Name = path.Base(strings.ReplaceAll(first.Value, `\`, "/"))
-		if first.Value == "" {
-			cmd.Name = ""
-		}
+		cmd.Name = programName(first.Value)
 	}
 	cmd.Args = cmd.Argv[1:]
 	// The subcommand is the first positional; flags and positionals are
