@@ -11,9 +11,8 @@ import (
 	"time"
 
 	"github.com/reinsh/rein/engine/message"
-	"github.com/reinsh/rein/engine/policy"
+	"github.com/reinsh/rein/engine/policy/policytest"
 	"github.com/reinsh/rein/engine/provider"
-	"github.com/reinsh/rein/engine/recipe"
 	"github.com/reinsh/rein/engine/runner"
 	"github.com/reinsh/rein/engine/tools"
 )
@@ -21,14 +20,7 @@ import (
 // setup compiles a preset for dir and points a provider at the server.
 func setup(t testing.TB, dir, preset string, srv *scripted) (Options, *[]time.Duration) {
 	t.Helper()
-	r, err := recipe.Load(recipe.Options{Dir: dir, Preset: preset, CacheDir: "-", UserFile: "-"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := policy.New(r, policy.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, p := policytest.Load(t, dir, preset)
 	spec, _ := provider.ParseModel("openai-compatible:test-model", srv.srv.URL, "")
 	prov, err := provider.New(spec, provider.Options{})
 	if err != nil {

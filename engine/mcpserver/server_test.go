@@ -9,8 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/reinsh/rein/engine/mcpserver"
-	"github.com/reinsh/rein/engine/policy"
-	"github.com/reinsh/rein/engine/recipe"
+	"github.com/reinsh/rein/engine/policy/policytest"
 	"github.com/reinsh/rein/engine/runner"
 	"github.com/reinsh/rein/engine/tools"
 )
@@ -18,11 +17,7 @@ import (
 // connect serves a preset's tools and connects an SDK client in memory.
 func connect(t *testing.T, preset string, elicit func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) (*mcp.ClientSession, *tools.Set) {
 	t.Helper()
-	r, err := recipe.Load(recipe.Options{Dir: t.TempDir(), Preset: preset, CacheDir: "-", UserFile: "-"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, _ := policy.New(r, policy.Options{})
+	_, p := policytest.Load(t, t.TempDir(), preset)
 	opts := tools.Options{}
 	if elicit != nil {
 		opts.Approver = mcpserver.Approver()

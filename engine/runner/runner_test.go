@@ -14,8 +14,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/reinsh/rein/engine/policy"
-	"github.com/reinsh/rein/engine/recipe"
+	"github.com/reinsh/rein/engine/policy/policytest"
 	"github.com/reinsh/rein/engine/runner"
 	"github.com/reinsh/rein/schemas"
 )
@@ -25,20 +24,13 @@ import (
 func newRunner(t *testing.T, recipeText string, env []string) (*runner.Runner, string) {
 	t.Helper()
 	dir := t.TempDir()
-	opts := recipe.Options{Dir: dir, CacheDir: "-", UserFile: "-"}
+	preset := ""
 	if !strings.ContainsAny(recipeText, "{(") {
-		opts.Preset = recipeText
+		preset = recipeText
 	} else if err := os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(recipeText), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r, err := recipe.Load(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := policy.New(r, policy.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, p := policytest.Load(t, dir, preset)
 	if env == nil {
 		env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reinsh/rein/engine/policy"
+	"github.com/reinsh/rein/engine/policy/policytest"
 	"github.com/reinsh/rein/engine/recipe"
 	"github.com/reinsh/rein/engine/runner"
 	"github.com/reinsh/rein/engine/sandbox"
@@ -32,14 +32,7 @@ func sandboxed(t *testing.T, recipeText string, scripts map[string]string) (*run
 		os.WriteFile(filepath.Join(dir, name), []byte(body), 0o755)
 	}
 	os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(recipeText), 0o644)
-	r, err := recipe.Load(recipe.Options{Dir: dir, CacheDir: "-", UserFile: "-"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := policy.New(r, policy.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, p := policytest.Load(t, dir, "")
 	cfg, warning, err := sandbox.FromRecipe(r)
 	if err != nil || warning != "" || cfg == nil {
 		t.Fatalf("sandbox: %v %q", err, warning)

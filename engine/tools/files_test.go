@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/reinsh/rein/engine/policy"
-	"github.com/reinsh/rein/engine/recipe"
+	"github.com/reinsh/rein/engine/policy/policytest"
 	"github.com/reinsh/rein/engine/runner"
 	"github.com/reinsh/rein/engine/tools"
 )
@@ -24,14 +24,7 @@ func setup(t *testing.T, recipeText string) (*tools.Files, *policy.Policy, strin
 	os.WriteFile(filepath.Join(dir, "src", "pkg", "util.go"), []byte("package pkg\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, ".env"), []byte("SECRET=1\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "blob.bin"), []byte("TODO\x00binary"), 0o644)
-	r, err := recipe.Load(recipe.Options{Dir: dir, CacheDir: "-", UserFile: "-"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := policy.New(r, policy.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, p := policytest.Load(t, dir, "")
 	return tools.NewFiles(p), p, dir
 }
 

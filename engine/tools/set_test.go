@@ -8,8 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reinsh/rein/engine/policy"
-	"github.com/reinsh/rein/engine/recipe"
+	"github.com/reinsh/rein/engine/policy/policytest"
 	"github.com/reinsh/rein/engine/runner"
 	"github.com/reinsh/rein/engine/tools"
 )
@@ -17,14 +16,7 @@ import (
 func newSet(t *testing.T, preset string, opts tools.Options) (*tools.Set, string) {
 	t.Helper()
 	dir := t.TempDir()
-	r, err := recipe.Load(recipe.Options{Dir: dir, Preset: preset, CacheDir: "-", UserFile: "-"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := policy.New(r, policy.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, p := policytest.Load(t, dir, preset)
 	return tools.NewSet(p, runner.New(p, runner.Options{}), opts), dir
 }
 
@@ -112,8 +104,7 @@ func TestSpecsFollowTheRecipe(t *testing.T) {
 
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(`{ tools: { run_command: false, file_write: true, grep: 'ask' } }`), 0o644)
-	r, _ := recipe.Load(recipe.Options{Dir: dir, CacheDir: "-", UserFile: "-"})
-	p, _ := policy.New(r, policy.Options{})
+	_, p := policytest.Load(t, dir, "")
 	set = tools.NewSet(p, runner.New(p, runner.Options{}), tools.Options{})
 	names = nil
 	for _, s := range set.Specs() {
@@ -139,11 +130,7 @@ rein.presets.readonly + { tasks: {
   greet: rein.task('Greet', run='echo "hello $name"', expose=true, params={ name: rein.param('string', 'who') }),
   grep: rein.task('shadows a built-in tool', run='echo g', expose=true),
 } }`), 0o644)
-	r, err := recipe.Load(recipe.Options{Dir: dir, CacheDir: "-", UserFile: "-"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, _ := policy.New(r, policy.Options{})
+	_, p := policytest.Load(t, dir, "")
 	set := tools.NewSet(p, runner.New(p, runner.Options{}), tools.Options{})
 	var names []string
 	for _, s := range set.Specs() {
