@@ -91,6 +91,16 @@ func writeJSON(w io.Writer, v any, indent bool) error {
 	return enc.Encode(v)
 }
 
+// writeJSONLines writes one JSON object per line, for --json listings.
+func writeJSONLines[T any](w io.Writer, items []T) error {
+	for _, item := range items {
+		if err := writeJSON(w, item, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func verdictExit(v policy.Verdict) error {
 	switch v {
 	case policy.Deny:

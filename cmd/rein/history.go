@@ -26,12 +26,7 @@ func (c *sessionsCmd) Run(g *Globals, e *env) error {
 		return err
 	}
 	if c.JSON {
-		for _, s := range list {
-			if err := writeJSON(e.stdout, s, false); err != nil {
-				return err
-			}
-		}
-		return nil
+		return writeJSONLines(e.stdout, list)
 	}
 	if len(list) == 0 {
 		fmt.Fprintln(e.stderr, "no sessions yet in "+st.Path())
@@ -66,12 +61,7 @@ func (c *logCmd) Run(g *Globals, e *env) error {
 		return err
 	}
 	if c.JSON {
-		for _, ev := range events {
-			if err := writeJSON(e.stdout, ev, false); err != nil {
-				return err
-			}
-		}
-		return nil
+		return writeJSONLines(e.stdout, events)
 	}
 	fmt.Fprintf(e.stdout, "session %s (%s, %s)\n", sess.Name, sess.Model, sess.Workspace)
 	for _, ev := range events {
@@ -125,12 +115,7 @@ func (c *auditCmd) Run(g *Globals, e *env) error {
 		return err
 	}
 	if c.JSON {
-		for _, r := range rows {
-			if err := writeJSON(e.stdout, r, false); err != nil {
-				return err
-			}
-		}
-		return nil
+		return writeJSONLines(e.stdout, rows)
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TIME\tSESSION\tSOURCE\tVERDICT\tRULE\tEXIT\tMS\tCOMMAND\tWORKSPACE")
