@@ -190,7 +190,12 @@ func scanLiteral(s string) (plain, bare bool) {
 		}
 		seen |= c
 	}
-	return true, s != "" && seen&classBreak == 0 && (seen&classDot == 0 || !strings.Contains(s, ".."))
+	return true, bareWith(s, seen)
+}
+
+// bareWith is IsBareName of s, given the classes of its bytes.
+func bareWith(s string, seen uint8) bool {
+	return s != "" && seen&classBreak == 0 && (seen&classDot == 0 || !strings.Contains(s, ".."))
 }
 
 // IsBareName reports whether a word is a file name in the working folder
@@ -202,7 +207,7 @@ func IsBareName(s string) bool {
 	for i := 0; i < len(s); i++ {
 		seen |= literalClass[s[i]]
 	}
-	return s != "" && seen&classBreak == 0 && (seen&classDot == 0 || !strings.Contains(s, ".."))
+	return bareWith(s, seen)
 }
 
 // BareName is IsBareName of the word's value, known from analysis for most

@@ -255,23 +255,7 @@ func (cc *commandCheck) each(v Verdict) *Result {
 		if err := r.compile(); err != nil {
 			return &Result{Deny, r.Name, fmt.Sprintf("rule does not compile: %v", err)}
 		}
-		var ok bool
-		var err error
-		switch {
-		case cc.p.unguarded:
-			ok, err = cc.ev.run(r.each, cc.ruleEnv())
-		case r.restIsTrue && len(r.guards.flags) == 0:
-			ok = true
-		default:
-			env := cc.ruleEnv()
-			if !r.guards.passFlags(env.Cmd) {
-				continue
-			}
-			ok = r.restIsTrue
-			if !ok {
-				ok, err = cc.ev.run(r.rest(), env)
-			}
-		}
+		ok, err := cc.matches(r)
 		if err != nil {
 			return &Result{Deny, r.Name, fmt.Sprintf("rule failed at run time: %v", err)}
 		}
@@ -280,6 +264,22 @@ func (cc *commandCheck) each(v Verdict) *Result {
 		}
 	}
 	return nil
+}
+
+// matches runs one each-rule on the command: its guards in Go, then what
+// they leave in the VM (the whole rule, when the policy is unguarded).
+func (cc *commandCheck) matches(r *compiledRule) (bool, error) {
+	if cc.p.unguarded {
+		return cc.ev.run(r.each, cc.ruleEnv())
+	}
+	g := &r.guards
+	if len(g.flags) > 0 && !g.passFlags(cc.ruleEnv().Cmd) {
+		return false, nil
+	}
+	if g.decidesAlone() {
+		return true, nil
+	}
+	return cc.ev.run(r.rest(), cc.ruleEnv())
 }
 
 func (a *alternatives) compute(r *recipe.Recipe) {

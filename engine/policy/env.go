@@ -118,11 +118,9 @@ type compiledRule struct {
 	when       *vm.Program
 	compileErr error
 	// eachRest is each without its guards, which run in Go first,
-	// compiled when first run (validating a recipe needs only each);
-	// restIsTrue says nothing is left.
-	restOnce   sync.Once
-	eachRest   *vm.Program
-	restIsTrue bool
+	// compiled when first run (validating a recipe needs only each).
+	restOnce sync.Once
+	eachRest *vm.Program
 	// guards are the tests of the each expression that commands failing
 	// them skip it by, without running the VM.
 	guards ruleGuards
@@ -184,7 +182,6 @@ func (r *compiledRule) compile() error {
 			if r.each, r.compileErr = r.compileField("each", r.Each); r.compileErr != nil {
 				return
 			}
-			r.restIsTrue = r.guards.count > 0 && r.guards.rest == ""
 		}
 		if r.When != "" {
 			r.when, r.compileErr = r.compileField("when", r.When)

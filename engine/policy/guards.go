@@ -68,6 +68,10 @@ func parseGuards(src string) (g ruleGuards) {
 	return g
 }
 
+// decidesAlone reports whether the guards are the whole rule: a command
+// that passes them matches.
+func (g *ruleGuards) decidesAlone() bool { return g.count > 0 && g.rest == "" }
+
 // pass reports whether a command passes the guards that need no rule view;
 // flags are checked by passFlags, once the view is built.
 func (g *ruleGuards) pass(c *shellparse.Command, sub string) bool {
