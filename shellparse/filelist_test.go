@@ -2,6 +2,7 @@ package shellparse
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -49,7 +50,7 @@ func TestNameInputWords(t *testing.T) {
 	x := NameInput{Replace: "{}", Command: []string{"cat", ".{}"}}
 	got := x.Words([]byte("env 'a b'\n"))
 	for _, want := range []string{"env", ".env", "'a", "b", "env 'a b'", "env a b"} {
-		if !contains(got, want) {
+		if !slices.Contains(got, want) {
 			t.Errorf("Words lacks %q: %q", want, got)
 		}
 	}

@@ -32,10 +32,10 @@ options:
 			break options
 		case strings.HasPrefix(v, "--") && len(v) > 2:
 			name, value, has := strings.Cut(v, "=")
-			if contains(syn.noRunLong, name) {
+			if slices.Contains(syn.noRunLong, name) {
 				runs = false
 			}
-			if !has && contains(syn.longValue, name) && i+1 < len(words) {
+			if !has && slices.Contains(syn.longValue, name) && i+1 < len(words) {
 				value = words[i+1].Value
 				i++
 			}
@@ -90,15 +90,6 @@ func isAssignment(s string) bool {
 		}
 	}
 	return true
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // unwrap finds the commands a simple command runs on its behalf and analyses
@@ -303,7 +294,7 @@ var gitPathConfig = []string{"core.hookspath", "core.worktree", "include.path", 
 
 func gitConfigRuns(key string) (shellCommand, pathCode bool) {
 	key = strings.ToLower(key)
-	if contains(gitCodeConfig, key) {
+	if slices.Contains(gitCodeConfig, key) {
 		return true, false
 	}
 	for _, p := range gitPathConfig {
@@ -336,7 +327,7 @@ func (a *analyzer) unwrapGit(cmd *Command, ctx context) {
 		if name == "-c" && len(v) > 2 && !has {
 			name, value, has = "-c", v[2:], true
 		}
-		if !has && contains(gitValueOptions, name) && i+1 < len(words) {
+		if !has && slices.Contains(gitValueOptions, name) && i+1 < len(words) {
 			i++
 			w = words[i]
 			value = w.Value
@@ -450,7 +441,7 @@ func (a *analyzer) unwrapParallel(cmd *Command, ctx context) {
 		if !strings.HasPrefix(v, "-") || len(v) < 2 || strings.HasPrefix(v, ":::") {
 			break
 		}
-		if contains(parallelValueOptions, v) {
+		if slices.Contains(parallelValueOptions, v) {
 			i++
 		}
 	}
@@ -486,7 +477,7 @@ func (a *analyzer) unwrapSSH(cmd *Command, ctx context) {
 		if !ok {
 			key, val, _ = strings.Cut(opt, " ")
 		}
-		if contains(sshCommandOptions, strings.ToLower(strings.TrimSpace(key))) {
+		if slices.Contains(sshCommandOptions, strings.ToLower(strings.TrimSpace(key))) {
 			a.nested(cmd, val, ctx, "ssh -o "+key)
 		}
 	}
@@ -507,11 +498,11 @@ var envCodeLoaders = []string{"LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "BASH
 // the program run or load code. The runner uses it to pick the variables it
 // re-checks at run time, so the list lives here, beside the analysis.
 func IsCodeEnv(name string) bool {
-	return contains(envShellCommands, name) || loadsCode(name)
+	return slices.Contains(envShellCommands, name) || loadsCode(name)
 }
 
 func loadsCode(name string) bool {
-	return contains(envCodeLoaders, name) || strings.HasPrefix(name, "DYLD_") || strings.HasPrefix(name, "GIT_CONFIG_KEY_")
+	return slices.Contains(envCodeLoaders, name) || strings.HasPrefix(name, "DYLD_") || strings.HasPrefix(name, "GIT_CONFIG_KEY_")
 }
 
 // envCode reports environment assignments that make the command run code.
@@ -522,7 +513,7 @@ func (a *analyzer) envCode(cmd *Command, ctx context) {
 	for _, name := range slices.Sorted(maps.Keys(cmd.Env)) {
 		value := cmd.Env[name]
 		switch {
-		case contains(envShellCommands, name):
+		case slices.Contains(envShellCommands, name):
 			if strings.ContainsAny(value, "$`") {
 				a.finding(FindingDynamicScript, fmt.Sprintf("%s is set to a command built at run time", name), cmd.Pos, cmd.Via)
 			} else if strings.TrimSpace(value) != "" {

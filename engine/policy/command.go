@@ -286,7 +286,7 @@ func (a *alternatives) compute(r *recipe.Recipe) {
 	a.bySub = map[string][]string{}
 	for name, prog := range r.Programs {
 		for _, s := range slices.Sorted(maps.Keys(prog.Subcommands)) {
-			if !prog.Subcommands[s].Ask && !contains(prog.DenySubcommands, s) {
+			if !prog.Subcommands[s].Ask && !slices.Contains(prog.DenySubcommands, s) {
 				a.bySub[name] = append(a.bySub[name], name+" "+s)
 			}
 		}
@@ -302,7 +302,7 @@ func (a *alternatives) compute(r *recipe.Recipe) {
 		if len(out) >= 24 {
 			break
 		}
-		if isWord(n) && r.Available(n) && !contains(out, n) {
+		if isWord(n) && r.Available(n) && !slices.Contains(out, n) {
 			out = append(out, n)
 		}
 	}

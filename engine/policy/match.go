@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/reinsh/rein/shellparse"
@@ -140,7 +141,7 @@ func (p *Policy) matchProgram(name string, prog *program, c *shellparse.Command,
 		m.deny = &Result{Deny, rule + ".deny_flags", fmt.Sprintf("%s %s is denied (matches %s)", name, f, pat)}
 		return
 	}
-	if m.sub != "" && contains(prog.DenySubcommands, m.sub) {
+	if m.sub != "" && slices.Contains(prog.DenySubcommands, m.sub) {
 		m.deny = &Result{Deny, rule + ".deny_subcommands", fmt.Sprintf("%s %s is denied", name, m.sub)}
 		return
 	}
@@ -155,7 +156,7 @@ func (p *Policy) matchProgram(name string, prog *program, c *shellparse.Command,
 	}
 
 	// Ask.
-	if m.sub != "" && (contains(prog.AskSubcommands, m.sub) || sub != nil && sub.Ask) {
+	if m.sub != "" && (slices.Contains(prog.AskSubcommands, m.sub) || sub != nil && sub.Ask) {
 		m.ask = &Result{Ask, rule + ".subcommands." + m.sub, fmt.Sprintf("%s %s needs confirmation", name, m.sub)}
 	}
 
@@ -167,7 +168,7 @@ func (p *Policy) matchProgram(name string, prog *program, c *shellparse.Command,
 			m.why = fmt.Sprintf("%s needs a subcommand%s", name, prog.allowedSubs)
 			return
 		}
-		if sub == nil && !contains(prog.AskSubcommands, m.sub) {
+		if sub == nil && !slices.Contains(prog.AskSubcommands, m.sub) {
 			m.why = fmt.Sprintf("%s %s is not an allowed subcommand%s", name, m.sub, prog.allowedSubs)
 			return
 		}
@@ -270,15 +271,6 @@ func deniedFlag(words []shellparse.Word, denied *flagSet) (tok, pattern string, 
 		}
 	}
 	return "", "", false
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func listOf(prefix string, items []string) string {
