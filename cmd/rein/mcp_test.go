@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -41,7 +42,7 @@ func TestMCPWithTypeScriptSDK(t *testing.T) {
 	if err := json.Unmarshal(out, &report); err != nil {
 		t.Fatalf("report %q: %v", out, err)
 	}
-	if !contains(report.Tools, "run_command") || !contains(report.Tools, "file_read") {
+	if !slices.Contains(report.Tools, "run_command") || !slices.Contains(report.Tools, "file_read") {
 		t.Errorf("tools %v", report.Tools)
 	}
 	if req, _ := report.RunCommandSchema["required"].([]any); len(req) != 2 {
@@ -53,13 +54,4 @@ func TestMCPWithTypeScriptSDK(t *testing.T) {
 	if !report.Denied.IsError || !strings.Contains(report.Denied.Text, "no-recursive-rm-of-root") {
 		t.Errorf("denied call must be isError naming the rule: %+v", report.Denied)
 	}
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -86,11 +87,11 @@ func TestDefaults(t *testing.T) {
 		t.Errorf("limits: %+v", r.Limits)
 	}
 	for _, want := range []string{"private/**", "~/.ssh/**", "**/.env"} {
-		if !contains(r.Paths.Deny, want) {
+		if !slices.Contains(r.Paths.Deny, want) {
 			t.Errorf("paths.deny lacks %s: %v", want, r.Paths.Deny)
 		}
 	}
-	if !contains(r.Env.Deny, "MY_*") || !contains(r.Env.Deny, "*TOKEN*") {
+	if !slices.Contains(r.Env.Deny, "MY_*") || !slices.Contains(r.Env.Deny, "*TOKEN*") {
 		t.Errorf("env.deny = %v", r.Env.Deny)
 	}
 }
@@ -229,15 +230,6 @@ func TestMergeValues(t *testing.T) {
 	if len(m["x"].([]any)) != 2 || m["s"] != "high" || m["n"] != "keep" || m["o"].(map[string]any)["k"] != 1.0 || len(m["o"].(map[string]any)["l"].([]any)) != 2 {
 		t.Errorf("merge = %v", m)
 	}
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // BenchmarkLoadCached is what every rein process pays to get its recipe when
