@@ -1,6 +1,7 @@
 package shellparse
 
 import (
+	"io/fs"
 	"path"
 	"path/filepath"
 	"slices"
@@ -211,11 +212,14 @@ func findStarts(c *Command) []Word {
 }
 
 // WalkWithout returns argv changed so that a program walking folders (grep
-// -r, rg, fd, find, git grep and the patches of git diff, show and log -p)
-// skips files whose base names match names (shell patterns: .env, *.pem)
-// and follows no symbolic links out of the folders it was given; argv
-// itself when the program walks nothing or names is empty.
-func WalkWithout(argv []string, names []string) []string {
+// -r, rg, fd, find, diff of folders, git grep and the patches of git diff,
+// show and log -p) skips files whose base names match names (shell
+// patterns: .env, *.pem) and follows no symbolic links out of the folders
+// it was given; argv itself when the program walks nothing or names is
+// empty. stat tells what the command's operands are, relative to the folder
+// it runs in (git tells paths from revisions that way); with a nil stat,
+// no file is known.
+func WalkWithout(argv []string, names []string, stat func(name string) (fs.FileInfo, error)) []string {
 	if len(argv) == 0 || len(names) == 0 {
 		return argv
 	}
@@ -237,7 +241,15 @@ func WalkWithout(argv []string, names []string) []string {
 	case "find":
 		return guardFind(argv, names)
 	case "git":
-		return guardGit(argv, names)
+		return guardGit(argv, names, stat)
+	case "diff", "colordiff":
+		// Two folders are compared file by file (recursively with -r), a
+		// .env in both printed; diff of two files needs no exclusion
+		// (and busybox diff has none).
+		if !slices.ContainsFunc(argv[1:], func(a string) bool { return isFolder(stat, diffOperand(a)) }) {
+			return argv
+		}
+		option = "--exclude="
 	default:
 		return argv
 	}
@@ -247,6 +259,33 @@ func WalkWithout(argv []string, names []string) []string {
 		out = append(out, option+n)
 	}
 	return append(out, argv[1:]...)
+}
+
+// diffOperand is the file an argument of diff names, if it names one:
+// itself, or the value of --from-file= and --to-file=.
+func diffOperand(a string) string {
+	for _, flag := range []string{"--from-file=", "--to-file="} {
+		if v, ok := strings.CutPrefix(a, flag); ok {
+			return v
+		}
+	}
+	if strings.HasPrefix(a, "-") {
+		return ""
+	}
+	return a
+}
+
+// isFolder reports whether name is a folder; with no stat, a name may be
+// one.
+func isFolder(stat func(string) (fs.FileInfo, error), name string) bool {
+	if name == "" {
+		return false
+	}
+	if stat == nil {
+		return true
+	}
+	fi, err := stat(name)
+	return err == nil && fi.IsDir()
 }
 
 // unfollow keeps a walking program from following symbolic links: a link
@@ -298,75 +337,6 @@ func unfollow(argv []string, follow, instead byte, valued string, long map[strin
 		}
 	}
 	return out
-}
-
-// guardGit adds pathspecs excluding names to the git commands that
-// print tracked files' contents (a committed .env among them): grep, and
-// the patches of diff, show and log -p. It does so only where git's
-// pathspecs are known: after an existing --, or when no operand could be
-// one (git grep -n KEY, git diff --cached, git log -p); otherwise argv is
-// left as it is.
-func guardGit(argv, names []string) []string {
-	i := 1
-	for i < len(argv) && strings.HasPrefix(argv[i], "-") {
-		if argv[i] == "-C" || argv[i] == "-c" {
-			i++
-		}
-		i++
-	}
-	if i >= len(argv) {
-		return argv
-	}
-	sub := argv[i]
-	switch sub {
-	case "grep", "diff", "show":
-	case "log", "whatchanged":
-		if !slices.ContainsFunc(argv[i+1:], func(a string) bool { return a == "-p" || a == "-u" || a == "--patch" }) {
-			return argv
-		}
-	default:
-		return argv
-	}
-	patternGiven := false // git grep's, by -e or -f
-	operands := 0
-	dashdash := false
-	for k := i + 1; k < len(argv) && !dashdash; k++ {
-		a := argv[k]
-		switch {
-		case a == "--":
-			dashdash = true
-		case sub == "grep" && len(a) > 1 && a[0] == '-' && a[1] != '-':
-			if strings.ContainsAny(a, "ef") {
-				patternGiven = true
-			}
-			if strings.IndexByte("efABCm", a[len(a)-1]) >= 0 && k+1 < len(argv) {
-				k++ // its value
-			}
-		case sub == "grep" && (a == "--regexp" || a == "--file" || strings.HasPrefix(a, "--regexp=") || strings.HasPrefix(a, "--file=")):
-			patternGiven = true
-			if !strings.Contains(a, "=") {
-				k++
-			}
-		case strings.HasPrefix(a, "-"):
-		default:
-			operands++
-		}
-	}
-	free := 0 // operands that are not pathspecs: grep's pattern
-	if sub == "grep" && !patternGiven {
-		free = 1
-	}
-	excludes := make([]string, len(names))
-	for k, n := range names {
-		excludes[k] = ":(exclude,glob)**/" + n
-	}
-	switch {
-	case dashdash:
-		return append(slices.Clone(argv), excludes...)
-	case operands == free:
-		return append(append(slices.Clone(argv), "--", "."), excludes...)
-	}
-	return argv
 }
 
 // guardFind puts `( -name N1 -o -name N2 ... ) -prune -o` in front of find's

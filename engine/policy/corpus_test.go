@@ -245,7 +245,7 @@ func FuzzVet(f *testing.F) {
 			return
 		}
 		for _, argv := range [][]string{strings.Fields(text), append([]string{"find"}, strings.Fields(text)...), append([]string{"grep", "-r"}, strings.Fields(text)...)} {
-			guarded := p.GuardSearch(argv)
+			guarded := p.GuardSearch(argv, nil)
 			rest := guarded
 			for _, a := range argv {
 				i := slices.Index(rest, a)

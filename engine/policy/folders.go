@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"io/fs"
 
 	"github.com/reinsh/rein/shellparse"
 )
@@ -34,7 +35,8 @@ func (p *Policy) secretFolder(c *shellparse.Command, ev *evaluation) *Result {
 // no links out of them (shellparse.WalkWithout), or argv itself. Searching
 // the workspace is allowed, but the program walks the folders itself: a
 // .env inside would be read, or handed to -exec or xargs, and only naming it
-// can be refused. Runners apply it to every argv they run.
-func (p *Policy) GuardSearch(argv []string) []string {
-	return shellparse.WalkWithout(argv, p.secretNames)
+// can be refused. Runners apply it to every argv they run, with a stat of
+// the files relative to the folder it runs in (nil: none known).
+func (p *Policy) GuardSearch(argv []string, stat func(name string) (fs.FileInfo, error)) []string {
+	return shellparse.WalkWithout(argv, p.secretNames, stat)
 }

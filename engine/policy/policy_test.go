@@ -1,6 +1,9 @@
 package policy_test
 
 import (
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -387,15 +390,15 @@ func TestSecretAfterColon(t *testing.T) {
 func TestGuardSearch(t *testing.T) {
 	p := presetPolicy(t, "readonly")
 	for _, argv := range [][]string{{"grep", "-n", "x", "a.go"}, {"cat", "a"}, {"grep"}, {"grep", "-e", "-r", "a.go"}} {
-		if got := p.GuardSearch(argv); strings.Join(got, " ") != strings.Join(argv, " ") {
+		if got := p.GuardSearch(argv, nil); strings.Join(got, " ") != strings.Join(argv, " ") {
 			t.Errorf("%q changed to %q", argv, got)
 		}
 	}
-	got := strings.Join(p.GuardSearch([]string{"/usr/bin/grep", "-rn", "KEY", "."}), " ")
+	got := strings.Join(p.GuardSearch([]string{"/usr/bin/grep", "-rn", "KEY", "."}, nil), " ")
 	if !strings.HasPrefix(got, "/usr/bin/grep --exclude=.env --exclude=.env.* --exclude=*.pem") || !strings.HasSuffix(got, " -rn KEY .") {
 		t.Errorf("grep -rn: %s", got)
 	}
-	if got := strings.Join(p.GuardSearch([]string{"rg", "KEY"}), " "); !strings.Contains(got, "--glob=!.env ") || !strings.HasSuffix(got, " KEY") {
+	if got := strings.Join(p.GuardSearch([]string{"rg", "KEY"}, nil), " "); !strings.Contains(got, "--glob=!.env ") || !strings.HasSuffix(got, " KEY") {
 		t.Errorf("rg: %s", got)
 	}
 	// Walks do not follow symbolic links out of the folders named.
@@ -409,7 +412,7 @@ func TestGuardSearch(t *testing.T) {
 		"rg -iL --follow KEY":                "* -i KEY",
 		"rg -e -L KEY":                       "* -e -L KEY",
 	} {
-		got := strings.Join(p.GuardSearch(strings.Fields(argv)), " ")
+		got := strings.Join(p.GuardSearch(strings.Fields(argv), nil), " ")
 		suffix := strings.TrimPrefix(want, "*")
 		if !strings.HasSuffix(got, suffix) || strings.Count(got, "-L") != strings.Count(suffix, "-L") {
 			t.Errorf("%s: got %s, want it to end in %q", argv, got, suffix)
@@ -427,35 +430,103 @@ func TestGuardSearch(t *testing.T) {
 		"find . -depth -xdev ! -name a":     "find . -depth -xdev " + secrets + " ( ! -name a ) -print",
 		"find -L . -follow -name -follow":   "find -P . " + secrets + " ( -true -name -follow ) -print",
 	} {
-		if got := strings.Join(p.GuardSearch(strings.Fields(argv)), " "); got != want {
+		if got := strings.Join(p.GuardSearch(strings.Fields(argv), nil), " "); got != want {
 			t.Errorf("%s:\n got %s\nwant %s", argv, got, want)
 		}
 	}
 }
 
+// git's exclusions work only as pathspecs after --; what comes before is
+// told apart as git does it: an operand that exists as a file (or is a
+// wildcard) starts the paths, the others are revisions.
 func TestGuardGit(t *testing.T) {
 	p := presetPolicy(t, "readonly")
-	ex := " :(exclude,glob)**/.env :(exclude,glob)**/.env.*"
+	dir := t.TempDir()
+	for _, name := range []string{"src/a.go", "README.md", "sub/lib/b.go"} {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
+		os.WriteFile(filepath.Join(dir, name), nil, 0o644)
+	}
+	stat := func(name string) (fs.FileInfo, error) {
+		if !filepath.IsAbs(name) {
+			name = filepath.Join(dir, name)
+		}
+		return os.Stat(name)
+	}
+	ex := strings.Join(p.GuardSearch([]string{"git", "diff"}, stat), " ")
+	ex = strings.TrimPrefix(ex, "git diff -- .")
+	if !strings.HasPrefix(ex, " :(exclude,glob)**/.env :(exclude,glob)**/.env.* ") {
+		t.Fatalf("exclusions: %q", ex)
+	}
 	for argv, want := range map[string]string{
-		"git grep -n KEY":          "git grep -n KEY -- ." + ex,
-		"git grep -e KEY":          "git grep -e KEY -- ." + ex,
-		"git -C sub grep -A 2 KEY": "git -C sub grep -A 2 KEY -- ." + ex,
-		"git grep KEY -- src":      "git grep KEY -- src" + ex,
-		"git grep KEY src":         "git grep KEY src",
-		"git grep KEY HEAD":        "git grep KEY HEAD",
-		"git log -p":               "git log -p -- ." + ex,
-		"git log --oneline":        "git log --oneline",
-		"git diff":                 "git diff -- ." + ex,
-		"git diff --cached":        "git diff --cached -- ." + ex,
-		"git diff HEAD~1":          "git diff HEAD~1",
-		"git show":                 "git show -- ." + ex,
-		"git show HEAD":            "git show HEAD",
-		"git status":               "git status",
-		"git grep --regexp=KEY":    "git grep --regexp=KEY -- ." + ex,
+		"git grep -n KEY":                   "git grep -n KEY -- .",
+		"git grep -e KEY":                   "git grep -e KEY -- .",
+		"git grep --regexp=KEY":             "git grep --regexp=KEY -- .",
+		"git -C sub grep -A 2 KEY":          "git -C sub grep -A 2 KEY -- .",
+		"git grep KEY -- src":               "git grep KEY -- src",
+		"git grep KEY src":                  "git grep KEY -- src",
+		"git grep KEY HEAD":                 "git grep KEY HEAD -- .",
+		"git grep KEY HEAD~1 src":           "git grep KEY HEAD~1 -- src",
+		"git grep -ie KEY src":              "git grep -ie KEY -- src",
+		"git grep KEY *.go":                 "git grep KEY -- *.go",
+		"git -C sub grep KEY lib":           "git -C sub grep KEY -- lib",
+		"git -C sub grep KEY src":           "git -C sub grep KEY src -- .",
+		"git grep -e KEY -e src HEAD":       "git grep -e KEY -e src HEAD -- .",
+		"git log -p":                        "git log -p -- .",
+		"git log -U5 HEAD~3..":              "git log -U5 HEAD~3.. -- .",
+		"git log -p --author alice src":     "git log -p --author alice -- src",
+		"git log -n 3 -p README.md":         "git log -n 3 -p -- README.md",
+		"git whatchanged -p":                "git whatchanged -p -- .",
+		"git diff-tree -p HEAD":             "git diff-tree -p HEAD -- .",
+		"git diff":                          "git diff -- .",
+		"git diff --cached":                 "git diff --cached -- .",
+		"git diff HEAD~1":                   "git diff HEAD~1 -- .",
+		"git diff HEAD~1 HEAD":              "git diff HEAD~1 HEAD -- .",
+		"git diff HEAD~1 src --stat":        "git diff HEAD~1 -- src --stat",
+		"git diff --stat HEAD -- src":       "git diff --stat HEAD -- src",
+		"git diff HEAD --":                  "git diff HEAD -- .",
+		"git diff :(glob)**/*.go":           "git diff -- :(glob)**/*.go",
+		"git diff --no-index README.md src": "git diff --no-index -- README.md src",
+		"git diff --no-index src/a.go sub":  "git diff --no-index -- src/a.go sub",
+		"git show":                          "git show -- .",
+		"git show HEAD":                     "git show HEAD -- .",
+		"git show HEAD:README.md":           "git show HEAD:README.md -- .",
+		"git --no-pager show v1":            "git --no-pager show v1 -- .",
 	} {
-		got := strings.Join(p.GuardSearch(strings.Fields(argv)), " ")
-		if !strings.HasPrefix(got, want) || got != want && !strings.HasPrefix(got[len(want):], " :(exclude") {
-			t.Errorf("%s:\n got %s\nwant %s…", argv, got, want)
+		if got := strings.Join(p.GuardSearch(strings.Fields(argv), stat), " "); got != want+ex {
+			t.Errorf("%s:\n got %s\nwant %s%s", argv, got, want, ex)
+		}
+	}
+	for _, argv := range []string{"git status", "git log --oneline", "git log --stat HEAD~3..", "git diff-tree HEAD", "git -C sub", "git", "git diff --no-index README.md src/a.go", "git -C src diff --no-index a.go ../README.md"} {
+		if got := strings.Join(p.GuardSearch(strings.Fields(argv), stat), " "); got != argv {
+			t.Errorf("%s changed to %s", argv, got)
+		}
+	}
+	// Without a stat no file is known: operands are revisions.
+	if got := strings.Join(p.GuardSearch(strings.Fields("git diff HEAD~1 src"), nil), " "); got != "git diff HEAD~1 src -- ."+ex {
+		t.Errorf("no stat: %s", got)
+	}
+}
+
+// diff of two folders compares the files in them; of two files, nothing
+// else is read and its argv is left alone.
+func TestGuardDiff(t *testing.T) {
+	p := presetPolicy(t, "readonly")
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "a"), 0o755)
+	os.WriteFile(filepath.Join(dir, "f"), nil, 0o644)
+	stat := func(name string) (fs.FileInfo, error) { return os.Stat(filepath.Join(dir, name)) }
+	for argv, guarded := range map[string]bool{
+		"diff f f":             false,
+		"diff -u f missing":    false,
+		"diff -r a f":          true,
+		"diff a f":             true,
+		"diff --from-file=a f": true,
+		"colordiff -rN f a":    true,
+		"diff --label=a f f":   false,
+	} {
+		got := strings.Join(p.GuardSearch(strings.Fields(argv), stat), " ")
+		if changed := got != argv; changed != guarded || guarded && !strings.Contains(got, " --exclude=.env ") {
+			t.Errorf("%s: %s", argv, got)
 		}
 	}
 }

@@ -58,7 +58,7 @@ func (c *runChecks) call(ctx context.Context, args []string) ([]string, error) {
 	if d := r.checkArgv(args, codeVars(hc.Env), hc.Dir); c.stops(d.Verdict) {
 		return nil, c.refuse(d)
 	}
-	return r.policy.GuardSearch(args), nil
+	return r.policy.GuardSearch(args, statIn(hc.Dir)), nil
 }
 
 // exec starts a program, after checking the file names it takes from its

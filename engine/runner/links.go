@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,4 +88,15 @@ func resolveIn(path, dir string) string {
 		return path
 	}
 	return filepath.Join(dir, path)
+}
+
+// statIn stats names as a program running in dir finds them (GuardSearch
+// tells a path from a git revision, a folder from a file, that way).
+func statIn(dir string) func(string) (fs.FileInfo, error) {
+	return func(name string) (fs.FileInfo, error) {
+		if !filepath.IsAbs(name) {
+			name = filepath.Join(dir, name)
+		}
+		return os.Stat(name)
+	}
 }

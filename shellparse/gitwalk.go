@@ -1,0 +1,176 @@
+package shellparse
+
+import (
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// guardGit adds pathspecs excluding names to the git commands that print
+// tracked files' contents (a committed .env among them): grep, and the
+// patches of diff, show, and of log, whatchanged and diff-tree when asked
+// for one. The exclusions only work after --, so the command's paths move
+// there: git diff HEAD~1 src becomes git diff HEAD~1 -- src
+// ':(exclude,glob)**/.env'.
+//
+// Which operands are paths is git's own rule: before --, an operand is a
+// revision unless it is a file (stat finds it, relative to the folder git
+// runs in) or looks like a pathspec (a wildcard, :(magic));
+// from the first path on, everything is a path. Read the other way round,
+// an operand makes git fail (a path taken for a revision) or matches
+// nothing (a revision taken for a path); the exclusions hold either way.
+// git diff --no-index of two folders takes no pathspecs: the exclusions
+// make it fail; of two files, it is left alone.
+// A nil stat knows of no files.
+func guardGit(argv, names []string, stat func(string) (fs.FileInfo, error)) []string {
+	i, dir := 1, ""
+	for i < len(argv) && strings.HasPrefix(argv[i], "-") {
+		if gitGlobalValued[argv[i]] && i+1 < len(argv) {
+			if argv[i] == "-C" {
+				dir = joinDir(dir, argv[i+1])
+			}
+			i++
+		}
+		i++
+	}
+	if i >= len(argv) {
+		return argv
+	}
+	sub, valued := argv[i], gitRevValued
+	switch sub {
+	case "grep":
+		valued = gitGrepValued
+	case "diff", "show":
+	case "log", "whatchanged", "diff-tree":
+		if !slices.ContainsFunc(argv[i+1:], printsPatch) {
+			return argv
+		}
+	default:
+		return argv
+	}
+	isFile := func(a string) bool {
+		if stat == nil {
+			return false
+		}
+		if dir != "" && !filepath.IsAbs(a) {
+			a = filepath.Join(dir, a)
+		}
+		_, err := stat(a)
+		return err == nil
+	}
+
+	out := append(make([]string, 0, len(argv)+len(names)+2), argv[:i+1]...)
+	var paths []string
+	// git grep's first operand is its pattern, unless -e or -f gave one,
+	// and its options end there; the others take options among revisions.
+	pattern := sub == "grep" && !grepPatternGiven(argv[i+1:])
+	options := true
+	for k := i + 1; k < len(argv); k++ {
+		a := argv[k]
+		switch {
+		case a == "--":
+			paths = append(paths, argv[k+1:]...)
+			k = len(argv)
+		case paths != nil:
+			paths = append(paths, a)
+		case options && len(a) > 1 && a[0] == '-':
+			out = append(out, a)
+			if (valued[a] || sub == "grep" && grepClusterValued(a)) && k+1 < len(argv) {
+				k++
+				out = append(out, argv[k])
+			}
+		case pattern:
+			out = append(out, a)
+			pattern, options = false, false
+		case looksLikePathspec(a) || isFile(a):
+			paths = append(paths, a)
+		default: // a revision
+			out = append(out, a)
+			options = options && sub != "grep"
+		}
+	}
+	if sub == "diff" && slices.Contains(out, "--no-index") && !slices.ContainsFunc(paths, func(a string) bool { return isFolder(stat, joinDir(dir, a)) }) {
+		return argv // two files compared, both named: nothing else is read
+	}
+	out = append(out, "--")
+	if len(paths) == 0 {
+		paths = append(paths, ".")
+	}
+	out = append(out, paths...)
+	for _, n := range names {
+		out = append(out, ":(exclude,glob)**/"+n)
+	}
+	return out
+}
+
+// Options whose value is the next word: git's own (before the
+// subcommand), git grep's, and those of the revision walkers (log, diff,
+// show).
+var (
+	gitGlobalValued = map[string]bool{"-C": true, "-c": true, "--git-dir": true, "--work-tree": true, "--namespace": true, "--config-env": true}
+	gitGrepValued   = map[string]bool{
+		"-e": true, "-f": true, "-A": true, "-B": true, "-C": true, "-m": true,
+		"--regexp": true, "--file": true, "--max-depth": true, "--context": true, "--after-context": true,
+		"--before-context": true, "--max-count": true, "--threads": true,
+	}
+	gitRevValued = map[string]bool{
+		"-n": true, "-S": true, "-G": true, "-L": true, "--max-count": true, "--skip": true,
+		"--author": true, "--committer": true, "--grep": true, "--grep-reflog": true, "--since": true,
+		"--until": true, "--after": true, "--before": true, "--exclude": true, "--since-as-filter": true,
+	}
+)
+
+// grepClusterValued reports whether a cluster of git grep's short flags
+// ends in one that takes the next word (-ie KEY, -nA 2).
+func grepClusterValued(a string) bool {
+	return len(a) > 2 && a[1] != '-' && strings.IndexByte("efABCm", a[len(a)-1]) >= 0
+}
+
+// grepPatternGiven reports whether git grep's options give the pattern
+// (-e, -f, --regexp, --file), so that no operand is one.
+func grepPatternGiven(args []string) bool {
+	for _, a := range args {
+		switch {
+		case a == "--":
+			return false
+		case strings.HasPrefix(a, "--regexp") || strings.HasPrefix(a, "--file"):
+			return true
+		case len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a, "ef"):
+			return true
+		case len(a) == 0 || a[0] != '-':
+			return false // the pattern itself: options end there
+		}
+	}
+	return false
+}
+
+// printsPatch reports whether a log, whatchanged or diff-tree option makes
+// it print patches (file contents).
+func printsPatch(a string) bool {
+	switch a {
+	case "-p", "-u", "--patch", "--patch-with-stat", "--patch-with-raw", "-c", "--cc", "--dd", "-m",
+		"--remerge-diff", "-W", "--function-context", "--binary", "--full-diff":
+		return true
+	}
+	for _, prefix := range []string{"-U", "--unified", "--word-diff", "--color-words", "--diff-merges"} {
+		if strings.HasPrefix(a, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// looksLikePathspec reports whether git takes an operand as a pathspec
+// whether or not a file of that name exists: a wildcard or :(magic).
+func looksLikePathspec(a string) bool {
+	return strings.ContainsAny(a, "*?[") || strings.HasPrefix(a, ":(") || strings.HasPrefix(a, ":!") || strings.HasPrefix(a, ":^")
+}
+
+// joinDir is where git -C next leaves a git that was in dir.
+func joinDir(dir, next string) string {
+	if dir == "" || filepath.IsAbs(next) {
+		return next
+	}
+	return filepath.Join(dir, next)
+}
