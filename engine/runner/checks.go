@@ -65,13 +65,16 @@ func (c *runChecks) call(ctx context.Context, args []string) ([]string, error) {
 // input (xargs, sort --files0-from=-, ...).
 func (c *runChecks) exec(ctx context.Context, args []string) error {
 	r, hc := c.runner, interp.HandlerCtx(ctx)
-	stdin, refused, err := r.guardNameInput(args, hc.Dir, hc.Stdin)
+	stdin, refused, err := r.guardNameInput(ctx, args, hc.Dir, hc.Stdin)
 	switch {
 	case refused != nil:
 		return c.refuse(refused)
 	case err != nil:
 		fmt.Fprintf(hc.Stderr, "rein: %v\n", err)
 		return interp.ExitStatus(126)
+	}
+	if d := r.guardGitObjects(ctx, args, hc.Dir, nil); d != nil {
+		return c.refuse(d)
 	}
 	return r.exec(ctx, args, stdin)
 }

@@ -2,10 +2,12 @@ package runner
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/shellparse"
@@ -33,7 +35,7 @@ func findNameInput(argv []string) (shellparse.NameInput, string, bool) {
 // guardNameInput reads ahead the name input of the program argv runs. It
 // returns the reader the program should get instead of stdin (nil when it
 // takes no names from stdin), or a denial when the input names a secret.
-func (r *Runner) guardNameInput(argv []string, dir string, stdin io.Reader) (io.Reader, *policy.Decision, error) {
+func (r *Runner) guardNameInput(ctx context.Context, argv []string, dir string, stdin io.Reader) (io.Reader, *policy.Decision, error) {
 	x, program, ok := findNameInput(argv)
 	if !ok {
 		return nil, nil, nil
@@ -53,7 +55,8 @@ func (r *Runner) guardNameInput(argv []string, dir string, stdin io.Reader) (io.
 	deny := func(reason string) *policy.Decision {
 		return &policy.Decision{Command: shellparse.JoinArgv(argv), Verdict: policy.Deny, Rule: "paths.deny", Reason: reason}
 	}
-	for _, w := range x.Words(input) {
+	words := x.Words(input)
+	for _, w := range words {
 		if pat, ok := p.SecretWord(w); ok {
 			return nil, deny(fmt.Sprintf("the file list given to %s names %s, which matches the secret path %s", program, w, pat)), nil
 		}
@@ -65,6 +68,19 @@ func (r *Runner) guardNameInput(argv []string, dir string, stdin io.Reader) (io.
 				return nil, deny(fmt.Sprintf("the file list given to %s names %s, which leads to %s, matching the secret path %s", program, w, real, pat)), nil
 			}
 		}
+	}
+	// Object ids on the input: git cat-file --batch, xargs git show. (The
+	// words hold each name in several readings: one of each will do.)
+	words = slices.Compact(slices.Sorted(slices.Values(words)))
+	receiver, names := x.Command, []string(nil)
+	if program == "git" {
+		receiver, names = argv, words
+	} else {
+		receiver = append(receiver[:len(receiver):len(receiver)], words...)
+	}
+	if d := r.guardGitObjects(ctx, receiver, dir, names); d != nil {
+		d.Command = shellparse.JoinArgv(argv)
+		return nil, d, nil
 	}
 	if x.File != "" || stdin == nil {
 		return nil, nil, nil

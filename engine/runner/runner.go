@@ -266,7 +266,7 @@ func (r *Runner) RunArgv(ctx context.Context, argv []string, opts RunOptions) *R
 		return Failed("%v", err)
 	}
 	defer done()
-	guarded, refused, err := r.guardNameInput(argv, dir, stdin)
+	guarded, refused, err := r.guardNameInput(ctx, argv, dir, stdin)
 	switch {
 	case refused != nil:
 		return Denied(refused)
@@ -274,6 +274,9 @@ func (r *Runner) RunArgv(ctx context.Context, argv []string, opts RunOptions) *R
 		return Failed("%v", err)
 	case guarded != nil:
 		stdin = guarded
+	}
+	if d := r.guardGitObjects(ctx, argv, dir, nil); d != nil {
+		return Denied(d)
 	}
 	po, err := r.process(path, argv, envList, dir, stdin, stream{out, false}, stream{out, true}).run(ctx)
 	res := &Result{ExitCode: po.code, DurationMS: time.Since(start).Milliseconds()}

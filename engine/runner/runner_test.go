@@ -532,54 +532,6 @@ func TestWalksDoNotFollowLinks(t *testing.T) {
 	}
 }
 
-// git grep, diff, show and log -p print tracked files: a committed .env is
-// left out, also when the command names revisions or paths without --
-// (git diff HEAD~1, git grep KEY src), where the exclusions need them put
-// behind a --.
-func TestGitSkipsSecretFiles(t *testing.T) {
-	needUnix(t)
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
-	r, dir := newRunner(t, "readonly", nil)
-	os.MkdirAll(filepath.Join(dir, "src"), 0o755)
-	write := func(round string) {
-		for name, text := range map[string]string{
-			".env": "API_KEY=LEAK" + round, "src/.env": "TOKEN=LEAK" + round, "src/key.pem": "LEAK" + round,
-			"main.go": "// reads API_KEY " + round, "src/app.go": "// reads API_KEY and TOKEN " + round,
-		} {
-			os.WriteFile(filepath.Join(dir, name), []byte(text+"\n"), 0o644)
-		}
-	}
-	git := func(args ...string) {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	git("init", "-q")
-	for _, round := range []string{"1", "2"} {
-		write(round)
-		git("add", "-A")
-		git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "round "+round)
-	}
-	write("3")
-	for _, text := range []string{
-		"git grep -n API_KEY", "git grep API_KEY -- .", "git grep -e API_KEY", "git grep API_KEY HEAD",
-		"git grep -a TOKEN src", "git grep TOKEN HEAD~1 src", "git grep -i token -- src",
-		"git diff", "git diff HEAD~1", "git diff HEAD~1 HEAD", "git diff HEAD~1 src", "git diff --cached HEAD~1",
-		"git log -p", "git log -p --all", "git log -U1 HEAD~1..", "git log --cc --author t src", "git whatchanged -p",
-		"git show", "git show HEAD", "git show HEAD~1 --stat -p", "git diff-tree -p HEAD", "git diff-tree -r -p HEAD~1 HEAD",
-		"cd src && git diff HEAD~1 .", "git -C src log -p -1 .",
-	} {
-		res := r.Run(context.Background(), text, runner.RunOptions{})
-		if strings.Contains(res.Stdout, "LEAK") || !strings.Contains(res.Stdout, ".go") || res.ExitCode != 0 {
-			t.Errorf("%s: %+v", text, res)
-		}
-	}
-}
-
 // diff compares two folders file by file: a .env in both would be printed.
 // rein excludes secret names when an operand is a folder, and leaves diff
 // of two files as it is.

@@ -1,0 +1,108 @@
+package runner_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/reinsh/rein/engine/runner"
+)
+
+// secretRepo makes a runner under readonly in a git repository with two
+// commits and uncommitted changes, where .env, src/.env and src/key.pem say
+// LEAK, and main.go and src/app.go mention API_KEY. git runs it returns git's
+// output.
+func secretRepo(t *testing.T) (*runner.Runner, func(args ...string) string) {
+	t.Helper()
+	needUnix(t)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	r, dir := newRunner(t, "readonly", nil)
+	os.MkdirAll(filepath.Join(dir, "src"), 0o755)
+	write := func(round string) {
+		for name, text := range map[string]string{
+			".env": "API_KEY=LEAK" + round, "src/.env": "TOKEN=LEAK" + round, "src/key.pem": "LEAK" + round,
+			"main.go": "// reads API_KEY " + round, "src/app.go": "// reads API_KEY and TOKEN " + round,
+		} {
+			os.WriteFile(filepath.Join(dir, name), []byte(text+"\n"), 0o644)
+		}
+	}
+	git := func(args ...string) string {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q")
+	for _, round := range []string{"1", "2"} {
+		write(round)
+		git("add", "-A")
+		git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "round "+round)
+	}
+	write("3")
+	return r, git
+}
+
+// git grep, diff, show and log -p print tracked files: a committed .env is
+// left out, also when the command names revisions or paths without --
+// (git diff HEAD~1, git grep KEY src), where the exclusions need them put
+// behind a --.
+func TestGitSkipsSecretFiles(t *testing.T) {
+	r, _ := secretRepo(t)
+	for _, text := range []string{
+		"git grep -n API_KEY", "git grep API_KEY -- .", "git grep -e API_KEY", "git grep API_KEY HEAD",
+		"git grep -a TOKEN src", "git grep TOKEN HEAD~1 src", "git grep -i token -- src",
+		"git diff", "git diff HEAD~1", "git diff HEAD~1 HEAD", "git diff HEAD~1 src", "git diff --cached HEAD~1",
+		"git log -p", "git log -p --all", "git log -U1 HEAD~1..", "git log --cc --author t src", "git whatchanged -p",
+		"git show", "git show HEAD", "git show HEAD~1 --stat -p", "git diff-tree -p HEAD", "git diff-tree -r -p HEAD~1 HEAD",
+		"cd src && git diff HEAD~1 .", "git -C src log -p -1 .",
+	} {
+		res := r.Run(context.Background(), text, runner.RunOptions{})
+		if strings.Contains(res.Stdout, "LEAK") || !strings.Contains(res.Stdout, ".go") || res.ExitCode != 0 {
+			t.Errorf("%s: %+v", text, res)
+		}
+	}
+}
+
+// An object id names no path: git show and cat-file of a blob's id (the
+// id of a committed .env is one git ls-tree away) are refused at run time,
+// whether the id is in argv, on cat-file --batch's input or handed over by
+// xargs; commits, trees and REV:PATH are shown.
+func TestGitObjectIDsOfFilesAreRefused(t *testing.T) {
+	r, git := secretRepo(t)
+	env, code := git("rev-parse", "HEAD:.env"), git("rev-parse", "HEAD:main.go")
+	git("tag", "envtag", env)
+	for _, text := range []string{
+		"git show " + env[:7], "git show HEAD " + env, "git cat-file -p " + env, "git cat-file blob " + env[:10],
+		"git cat-file --filters --path=main.go " + env, "git show envtag", "git cat-file -p envtag^{}",
+		"echo " + env + " | git cat-file --batch", "printf 'contents " + env + "\\n' | git cat-file --batch-command",
+		"git ls-tree -r HEAD | cut -c13-52 | xargs git show", "git ls-tree HEAD | awk '{print $3}' | xargs -n1 git cat-file -p",
+		"git cat-file --batch-all-objects --batch",
+	} {
+		res := r.Run(context.Background(), text, runner.RunOptions{})
+		if strings.Contains(res.Stdout, "LEAK") || res.DeniedBy != "paths.deny" {
+			t.Errorf("%s: %+v", text, res)
+		}
+	}
+	for text, want := range map[string]string{
+		"git show --stat HEAD":             "main.go",
+		"git cat-file -p HEAD":             "round 2",
+		"git cat-file -t " + env:           "blob",
+		"git show HEAD:main.go":            "API_KEY 2",
+		"git cat-file -p HEAD^{tree}":      code,
+		"echo HEAD | git cat-file --batch": "round 2",
+		"git diff " + code + " " + env:     "",
+	} {
+		res := r.Run(context.Background(), text, runner.RunOptions{})
+		if strings.Contains(res.Stdout, "LEAK") || res.DeniedBy != "" || !strings.Contains(res.Stdout, want) {
+			t.Errorf("%s: %+v", text, res)
+		}
+	}
+}
