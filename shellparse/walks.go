@@ -224,6 +224,7 @@ func WalkWithout(argv []string, names []string, stat func(name string) (fs.FileI
 		return argv
 	}
 	var option string
+	var includes func(string) (include, valueNext bool)
 	switch path.Base(filepath.ToSlash(argv[0])) {
 	case "grep", "egrep", "fgrep", "zgrep", "zegrep", "zfgrep", "ugrep":
 		words := make([]Word, len(argv))
@@ -234,8 +235,10 @@ func WalkWithout(argv []string, names []string, stat func(name string) (fs.FileI
 			return argv
 		}
 		argv, option = unfollow(argv, 'R', 'r', "defmABCD", map[string]string{"--dereference-recursive": "--recursive"}), "--exclude="
+		includes = grepInclude
 	case "rg":
 		argv, option = unfollow(argv, 'L', 0, "efgtTABCmjMEdr", map[string]string{"--follow": ""}), "--glob=!"
+		includes = ripgrepInclude
 	case "fd", "fdfind":
 		argv, option = unfollow(argv, 'L', 0, "etdEcxXjSo", map[string]string{"--follow": ""}), "--exclude="
 	case "find":
@@ -253,12 +256,67 @@ func WalkWithout(argv []string, names []string, stat func(name string) (fs.FileI
 	default:
 		return argv
 	}
-	out := make([]string, 0, len(argv)+len(names))
-	out = append(out, argv[0])
-	for _, n := range names {
-		out = append(out, option+n)
+	excludes := make([]string, len(names))
+	for k, n := range names {
+		excludes[k] = option + n
 	}
-	return append(out, argv[1:]...)
+	out := make([]string, 0, len(argv)+len(names))
+	out = append(append(out, argv[0]), excludes...)
+	// grep and rg let the last matching --include/--exclude (glob) win:
+	// --include='*env' given after the exclusions would let .env back in.
+	// So they are given again after every inclusion, wherever it is.
+	for k := 1; k < len(argv); k++ {
+		a := argv[k]
+		out = append(out, a)
+		if a == "--" {
+			return append(out, argv[k+1:]...)
+		}
+		if includes == nil {
+			continue
+		}
+		include, valueNext := includes(a)
+		if valueNext && k+1 < len(argv) {
+			k++
+			out = append(out, argv[k])
+		}
+		if include {
+			out = append(out, excludes...)
+		}
+	}
+	return out
+}
+
+// grepInclude reports whether a grep argument is --include, and whether
+// the next word is its value (or that of another flag).
+func grepInclude(a string) (include, valueNext bool) {
+	return a == "--include" || strings.HasPrefix(a, "--include="), a == "--include" || flagValueNext(a, "defmABCD", grepValueFlags)
+}
+
+// ripgrepInclude reports whether an rg argument is a glob (--glob,
+// --iglob, -g, also in a cluster: -ig), and whether the next word is its
+// value (or that of another flag).
+func ripgrepInclude(a string) (include, valueNext bool) {
+	include = a == "--glob" || a == "--iglob" || strings.HasPrefix(a, "--glob=") || strings.HasPrefix(a, "--iglob=")
+	if len(a) > 1 && a[0] == '-' && a[1] != '-' {
+		if j := strings.IndexAny(a, "efgtTABCmjMEdr"); j > 0 {
+			include = a[j] == 'g'
+		}
+	}
+	return include, flagValueNext(a, "efgtTABCmjMEdr", ripgrepValueFlags)
+}
+
+// flagValueNext reports whether the word after a is a's value: a is a long
+// flag in long, or a cluster of short flags whose first one taking a value
+// (one of valued) ends it.
+func flagValueNext(a, valued string, long map[string]bool) bool {
+	if long[a] {
+		return true
+	}
+	if len(a) < 2 || a[0] != '-' || a[1] == '-' {
+		return false
+	}
+	j := strings.IndexAny(a[1:], valued)
+	return j >= 0 && j+2 == len(a)
 }
 
 // diffOperand is the file an argument of diff names, if it names one:

@@ -401,6 +401,32 @@ func TestGuardSearch(t *testing.T) {
 	if got := strings.Join(p.GuardSearch([]string{"rg", "KEY"}, nil), " "); !strings.Contains(got, "--glob=!.env ") || !strings.HasSuffix(got, " KEY") {
 		t.Errorf("rg: %s", got)
 	}
+	// The last matching --include or --glob wins in grep and rg: the
+	// exclusions follow every inclusion too.
+	for argv, want := range map[string]string{
+		"grep -r --include=*env KEY .":       "grep -r --include=*env EX KEY .",
+		"grep -r KEY . --include *env":       "grep -r KEY . --include *env EX",
+		"grep -r --include=a -- --include=b": "grep -r --include=a EX -- --include=b",
+		"rg -g *env KEY":                     "rg -g *env EX KEY",
+		"rg --glob=*env -ig *.key KEY":       "rg --glob=*env EX -ig *.key EX KEY",
+		"rg -g*env --iglob *ENV KEY":         "rg -g*env EX --iglob *ENV EX KEY",
+		"rg -e -g KEY":                       "rg -e -g KEY",
+	} {
+		argv := strings.Fields(argv)
+		got := strings.Join(p.GuardSearch(argv, nil), " ")
+		ex := "--exclude=.env --exclude=.env.* --exclude=*.pem"
+		if argv[0] == "rg" {
+			ex = "--glob=!.env --glob=!.env.* --glob=!*.pem"
+		}
+		guarded := p.GuardSearch([]string{argv[0], "-r", "x"}, nil)
+		all := strings.Join(guarded[1:len(guarded)-2], " ")
+		if !strings.HasPrefix(all, ex) {
+			t.Fatalf("%s: exclusions %s", argv[0], all)
+		}
+		if w := argv[0] + " " + all + strings.ReplaceAll(strings.TrimPrefix(want, argv[0]), "EX", all); got != w {
+			t.Errorf("%s:\n got %s\nwant %s", strings.Join(argv, " "), got, w)
+		}
+	}
 	// Walks do not follow symbolic links out of the folders named.
 	for argv, want := range map[string]string{
 		"grep -Rn KEY .":                     " -rn KEY .",

@@ -383,10 +383,20 @@ func TestRecursiveSearchSkipsSecretFiles(t *testing.T) {
 			t.Errorf("%s: the ordinary file was not searched: %+v", text, res)
 		}
 	}
+	// grep and rg let the last matching --include/--glob win: one given
+	// after rein's exclusions, or after the operands, does not let .env back.
+	for _, text := range []string{"grep -rn --include=*env --include=*.go API_KEY .", "grep -rn API_KEY . --include '*.env*' --include=*.go", "grep -r --include=*.pe? --include=main.go -- API_KEY ."} {
+		res := r.Run(context.Background(), text, runner.RunOptions{})
+		if strings.Contains(res.Stdout, "LEAK") || !strings.Contains(res.Stdout, "main.go") {
+			t.Errorf("%s: %+v", text, res)
+		}
+	}
 	if _, err := exec.LookPath("rg"); err == nil {
-		res := r.Run(context.Background(), "rg -uu API_KEY .", runner.RunOptions{})
-		if strings.Contains(res.Stdout, "LEAK") {
-			t.Errorf("rg -uu read a secret file: %q", res.Stdout)
+		for _, text := range []string{"rg -uu API_KEY .", "rg -uu -g '*env' -g '*.go' API_KEY", "rg -uu API_KEY . --glob=*.pem"} {
+			res := r.Run(context.Background(), text, runner.RunOptions{})
+			if strings.Contains(res.Stdout, "LEAK") {
+				t.Errorf("%s read a secret file: %q", text, res.Stdout)
+			}
 		}
 	}
 }
