@@ -179,6 +179,12 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
       each='cmd.name in ["sed", "gsed"] && any(cmd.args, {# matches "(^|[;{}\\\\s0-9$/!=])\\\\s*[wWeRr](\\\\s|$|;|})|/[gpIiMm0-9]*[we]([\\\\s;}]|$)"})',
     ),
     rein.rule(
+      'jq-no-modules',
+      'deny',
+      'jq modules (import, include, -L DIR) read .jq and .json files that no argument names, ~/.docker/config.json among them; give jq the files as arguments (--slurpfile NAME FILE)',
+      each='cmd.name in ["jq", "gojq", "jaq"] && (hasFlag(cmd, "-L", "--library-path") || any(cmd.args, {# startsWith "-L" && len(#) > 2}) || any(cmd.positionals, {let p = #; p contains "import" || p contains "include"}))',
+    ),
+    rein.rule(
       'uniq-no-output-file',
       'deny',
       'uniq INPUT OUTPUT writes OUTPUT; give one input file and read the result',
@@ -230,6 +236,8 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
       'git config --get user.name',
       'sort -u names.txt',
       'LC_ALL=C sort names.txt',
+      "jq '.name' package.json",
+      'jq -r --slurpfile deps deps.json .version package.json',
     ],
     deny+: [
       'git status; rm -rf x',
@@ -289,6 +297,9 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
       'cat /proc/self/cwd/../.aws/credentials',
       'awk \'BEGIN{ARGV[1]=".env"} {print}\' x',
       'awk \'@include ".env"\'',
+      "jq -n -L ~/.docker 'import \"config\" as $c; $c'",
+      "jq -n 'include \"x\"; 1'",
+      'jq -L/tmp . f.json',
     ],
   },
 }
