@@ -7,3 +7,12 @@ func (p *Policy) Unguarded() *Policy {
 	c.unguarded = true
 	return &c
 }
+
+// FoldingCase returns the policy matching secret paths whatever their
+// letters' case, as it does on macOS and Windows.
+func (p *Policy) FoldingCase() *Policy {
+	c := *p
+	c.secret = c.secret.folded()
+	c.cwdClear = c.secret.clearBelow(c.cwd)
+	return &c
+}

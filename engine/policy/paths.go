@@ -4,8 +4,13 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 )
+
+// caseInsensitiveFiles is whether the platform's file systems usually
+// ignore case (macOS, Windows): secret paths are matched that way there.
+const caseInsensitiveFiles = runtime.GOOS == "darwin" || runtime.GOOS == "windows"
 
 // pathSet matches file paths against recipe path globs. In a path glob, *
 // and ? stay inside one path segment and ** spans segments. A glob that
@@ -29,6 +34,8 @@ type pathSet struct {
 	// then checked against a handful of globs, not all forty.
 	byTop    map[string][]int
 	otherTop []int
+	// fold matches whatever the letters' case (folded sets only).
+	fold bool
 }
 
 type pathGlob struct {
@@ -89,6 +96,27 @@ func newPathSet(patterns []string, workspace, home string) pathSet {
 	}
 	ps.indexTops(tops)
 	return ps
+}
+
+// folded returns the set matching paths whatever their letters' case, as
+// the file systems of macOS and Windows open them: there, cat .ENV reads
+// .env and ~/.SSH/ID_RSA is ~/.ssh/id_rsa.
+func (ps *pathSet) folded() pathSet {
+	raws := make([]string, len(ps.globs))
+	for i := range ps.globs {
+		raws[i] = strings.ToLower(ps.globs[i].raw)
+	}
+	f := newPathSet(raws, strings.ToLower(ps.workspace), strings.ToLower(ps.home))
+	f.fold = true
+	return f
+}
+
+// norm is a path or name as the set compares it.
+func (ps *pathSet) norm(s string) string {
+	if ps.fold {
+		return strings.ToLower(s)
+	}
+	return s
 }
 
 // topOf is the text of a path up to its second slash: "/home" for
@@ -193,6 +221,7 @@ var procLink = regexp.MustCompile(`^/+proc/+[^/]+/+(task/+[^/]+/+)?(cwd|root|fd|
 // only globs of the form **/NAME can match a name in the working folder
 // (callers resolve every name when the folder itself is a secret one).
 func (ps *pathSet) matchName(name string) (string, bool) {
+	name = ps.norm(name)
 	if !ps.mayName(name) {
 		return "", false
 	}
@@ -241,6 +270,7 @@ func (m nameMatcher) match(name string) bool {
 
 // match returns the first glob matching the absolute path.
 func (ps *pathSet) match(abs string) (string, bool) {
+	abs = ps.norm(abs)
 	var split []string
 	base := path.Base(abs)
 	mayName := ps.mayName(base)
@@ -281,6 +311,7 @@ func (ps *pathSet) match(abs string) (string, bool) {
 // (~ holds ~/.ssh/**). Globs that match at any depth (**/.env) are left out:
 // every folder might hold one, and only naming it can be refused.
 func (ps *pathSet) holds(abs string) (string, bool) {
+	abs = ps.norm(abs)
 	for i := range ps.globs {
 		g := &ps.globs[i]
 		if g.anywhere != nil {
@@ -346,7 +377,7 @@ func IsPath(s string) bool {
 // can match dir or a path below it. /home/*/.ssh/** leaves /home/dev/proj
 // clear: its third segment would have to be .ssh.
 func (ps *pathSet) clearBelow(dir string) bool {
-	dir = path.Clean(filepath.ToSlash(dir))
+	dir = ps.norm(path.Clean(filepath.ToSlash(dir)))
 	dirSegs := strings.Split(dir, "/")
 	if dir == "/" {
 		dirSegs = []string{""}

@@ -140,6 +140,9 @@ func New(r *recipe.Recipe, opts Options) (*Policy, error) {
 	p.read = newPathSet(r.Paths.Read, r.Workspace, home)
 	p.write = newPathSet(r.Paths.Write, r.Workspace, home)
 	p.secret = newPathSet(r.Paths.Deny, r.Workspace, home)
+	if caseInsensitiveFiles {
+		p.secret = p.secret.folded()
+	}
 	p.cwdClear = p.secret.clearBelow(p.cwd)
 	for _, g := range p.secret.names {
 		p.secretNames = append(p.secretNames, g.base)

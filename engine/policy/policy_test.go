@@ -556,3 +556,29 @@ func TestGuardDiff(t *testing.T) {
 		}
 	}
 }
+
+// macOS and Windows open .env as .ENV and ~/.ssh as ~/.SSH: there secret
+// paths match whatever the case. (On Linux those are other files.)
+func TestSecretsIgnoreCaseWhereFilesDo(t *testing.T) {
+	p := presetPolicy(t, "readonly")
+	folding := p.FoldingCase()
+	for _, text := range []string{
+		"cat .ENV", "cat .Env.Local", "cat config/SERVER.PEM", "cat ~/.SSH/id_rsa", "cat ~/.ssh/ID_RSA",
+		"grep -r KEY ~/.AWS", "cat /ETC/SHADOW", "git show HEAD:.ENV", "head ID_ED25519", "cd ~/.SSH && ls",
+	} {
+		if d := folding.Check(text); d.Verdict != policy.Deny || d.Rule != "paths.deny" {
+			t.Errorf("%s: %s by %s (%s)", text, d.Verdict, d.Rule, d.Reason)
+		}
+	}
+	if d := p.Check("cat .ENV"); d.Verdict != policy.Allow {
+		t.Errorf("cat .ENV where case matters: %s by %s (%s)", d.Verdict, d.Rule, d.Reason)
+	}
+	for _, text := range []string{"cat README.md", "grep -rn TODO Src", "ls ~/Documents"} {
+		if d := folding.Check(text); d.Verdict != policy.Allow {
+			t.Errorf("%s: %s by %s (%s)", text, d.Verdict, d.Rule, d.Reason)
+		}
+	}
+	if r := folding.CheckPath("/ETC/Shadow", false); r.Verdict != policy.Deny {
+		t.Errorf("file tool: %+v", r)
+	}
+}
