@@ -16,3 +16,12 @@ func (p *Policy) FoldingCase() *Policy {
 	c.cwdClear = c.secret.clearBelow(c.cwd)
 	return &c
 }
+
+// WindowsNames returns the policy reading secret paths as Windows opens
+// them (streams, trailing dots and spaces), case folded.
+func (p *Policy) WindowsNames() *Policy {
+	c := p.FoldingCase()
+	c.secret.win = true
+	c.cwdClear = c.secret.clearBelow(c.cwd)
+	return c
+}

@@ -34,8 +34,9 @@ type pathSet struct {
 	// then checked against a handful of globs, not all forty.
 	byTop    map[string][]int
 	otherTop []int
-	// fold matches whatever the letters' case (folded sets only).
-	fold bool
+	// fold matches whatever the letters' case (folded sets only); win
+	// reads names as Windows opens them (windowsPath).
+	fold, win bool
 }
 
 type pathGlob struct {
@@ -113,10 +114,36 @@ func (ps *pathSet) folded() pathSet {
 
 // norm is a path or name as the set compares it.
 func (ps *pathSet) norm(s string) string {
+	if ps.win {
+		s = windowsPath(s)
+	}
 	if ps.fold {
 		return strings.ToLower(s)
 	}
 	return s
+}
+
+// windowsPath is a slash-separated path as Windows opens it: a name's
+// stream suffix (.env::$DATA, .env:x) and its trailing dots and spaces
+// (".env. ") name the file itself.
+func windowsPath(p string) string {
+	if !strings.ContainsAny(p, ": ") && !strings.Contains(p, "./") && !strings.HasSuffix(p, ".") {
+		return p
+	}
+	segs := strings.Split(p, "/")
+	for i, seg := range segs {
+		if i == 0 && len(seg) == 2 && seg[1] == ':' {
+			continue // a drive
+		}
+		if j := strings.IndexByte(seg, ':'); j >= 0 {
+			seg = seg[:j]
+		}
+		if strings.Trim(seg, ".") != "" { // not . or ..
+			seg = strings.TrimRight(seg, ". ")
+		}
+		segs[i] = seg
+	}
+	return strings.Join(segs, "/")
 }
 
 // topOf is the text of a path up to its second slash: "/home" for

@@ -10,6 +10,7 @@ package policy
 
 import (
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -143,6 +144,7 @@ func New(r *recipe.Recipe, opts Options) (*Policy, error) {
 	if caseInsensitiveFiles {
 		p.secret = p.secret.folded()
 	}
+	p.secret.win = runtime.GOOS == "windows"
 	p.cwdClear = p.secret.clearBelow(p.cwd)
 	for _, g := range p.secret.names {
 		p.secretNames = append(p.secretNames, g.base)

@@ -582,3 +582,22 @@ func TestSecretsIgnoreCaseWhereFilesDo(t *testing.T) {
 		t.Errorf("file tool: %+v", r)
 	}
 }
+
+// Windows opens .env::$DATA (a stream), ".env. " (trailing dots and
+// spaces) and .ENV as .env.
+func TestSecretsAsWindowsOpensThem(t *testing.T) {
+	win := presetPolicy(t, "readonly").WindowsNames()
+	for _, text := range []string{
+		"cat '.env::$DATA'", "cat .env:x", "cat '.env. '", "cat '.ENV...'", "cat 'config/server.pem  '",
+		"cat '~/.ssh./id_rsa'", "cat '~/.ssh::$INDEX_ALLOCATION/config'",
+	} {
+		if d := win.Check(text); d.Verdict != policy.Deny || d.Rule != "paths.deny" {
+			t.Errorf("%s: %s by %s (%s)", text, d.Verdict, d.Rule, d.Reason)
+		}
+	}
+	for _, text := range []string{"cat README.md", "cat ./src/../main.go", "cat '..'", "ls C:/Users"} {
+		if d := win.Check(text); d.Verdict == policy.Deny && d.Rule == "paths.deny" {
+			t.Errorf("%s: %s by %s (%s)", text, d.Verdict, d.Rule, d.Reason)
+		}
+	}
+}
