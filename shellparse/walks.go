@@ -211,18 +211,10 @@ func findStarts(c *Command) []Word {
 	return out
 }
 
-// WalkWithout returns argv changed so that a program walking folders (grep
-// -r, rg, fd, find, diff of folders, git grep and the patches of git diff,
-// show and log -p) skips files whose base names match names (shell
-// patterns: .env, *.pem) and follows no symbolic links out of the folders
-// it was given; argv itself when the program walks nothing or names is
-// empty. stat tells what the command's operands are, relative to the folder
-// it runs in (git tells paths from revisions that way); with a nil stat,
-// no file is known.
-func WalkWithout(argv []string, names []string, stat func(name string) (fs.FileInfo, error)) []string {
-	if len(argv) == 0 || len(names) == 0 {
-		return argv
-	}
+// guardProgram returns argv changed so that the program walking folders
+// it starts (not through a wrapper: see WalkWithout) skips names, or argv
+// itself.
+func guardProgram(argv []string, names []string, stat func(name string) (fs.FileInfo, error)) []string {
 	var option string
 	var includes func(string) (include, valueNext bool)
 	switch path.Base(filepath.ToSlash(argv[0])) {

@@ -36,7 +36,8 @@ func (p *Policy) secretFolder(c *shellparse.Command, ev *evaluation) *Result {
 // the workspace is allowed, but the program walks the folders itself: a
 // .env inside would be read, or handed to -exec or xargs, and only naming it
 // can be refused. Runners apply it to every argv they run, with a stat of
-// the files relative to the folder it runs in (nil: none known).
-func (p *Policy) GuardSearch(argv []string, stat func(name string) (fs.FileInfo, error)) []string {
+// the files relative to the folder it runs in (nil: none known), and refuse
+// the command when it returns an error (a walk it cannot guard).
+func (p *Policy) GuardSearch(argv []string, stat func(name string) (fs.FileInfo, error)) ([]string, error) {
 	return shellparse.WalkWithout(argv, p.secretNames, stat)
 }

@@ -387,18 +387,29 @@ func TestSecretAfterColon(t *testing.T) {
 	}
 }
 
+// guardedText is GuardSearch's argv, joined with spaces; an error fails
+// the test.
+func guardedText(t *testing.T, p *policy.Policy, argv []string, stat func(string) (fs.FileInfo, error)) string {
+	t.Helper()
+	out, err := p.GuardSearch(argv, stat)
+	if err != nil {
+		t.Fatalf("%q: %v", argv, err)
+	}
+	return strings.Join(out, " ")
+}
+
 func TestGuardSearch(t *testing.T) {
 	p := presetPolicy(t, "readonly")
 	for _, argv := range [][]string{{"grep", "-n", "x", "a.go"}, {"cat", "a"}, {"grep"}, {"grep", "-e", "-r", "a.go"}} {
-		if got := p.GuardSearch(argv, nil); strings.Join(got, " ") != strings.Join(argv, " ") {
+		if got := guardedText(t, p, argv, nil); got != strings.Join(argv, " ") {
 			t.Errorf("%q changed to %q", argv, got)
 		}
 	}
-	got := strings.Join(p.GuardSearch([]string{"/usr/bin/grep", "-rn", "KEY", "."}, nil), " ")
+	got := guardedText(t, p, []string{"/usr/bin/grep", "-rn", "KEY", "."}, nil)
 	if !strings.HasPrefix(got, "/usr/bin/grep --exclude=.env --exclude=.env.* --exclude=*.pem") || !strings.HasSuffix(got, " -rn KEY .") {
 		t.Errorf("grep -rn: %s", got)
 	}
-	if got := strings.Join(p.GuardSearch([]string{"rg", "KEY"}, nil), " "); !strings.Contains(got, "--glob=!.env ") || !strings.HasSuffix(got, " KEY") {
+	if got := guardedText(t, p, []string{"rg", "KEY"}, nil); !strings.Contains(got, "--glob=!.env ") || !strings.HasSuffix(got, " KEY") {
 		t.Errorf("rg: %s", got)
 	}
 	// The last matching --include or --glob wins in grep and rg: the
@@ -413,12 +424,12 @@ func TestGuardSearch(t *testing.T) {
 		"rg -e -g KEY":                       "rg -e -g KEY",
 	} {
 		argv := strings.Fields(argv)
-		got := strings.Join(p.GuardSearch(argv, nil), " ")
+		got := guardedText(t, p, argv, nil)
 		ex := "--exclude=.env --exclude=.env.* --exclude=*.pem"
 		if argv[0] == "rg" {
 			ex = "--glob=!.env --glob=!.env.* --glob=!*.pem"
 		}
-		guarded := p.GuardSearch([]string{argv[0], "-r", "x"}, nil)
+		guarded := strings.Fields(guardedText(t, p, []string{argv[0], "-r", "x"}, nil))
 		all := strings.Join(guarded[1:len(guarded)-2], " ")
 		if !strings.HasPrefix(all, ex) {
 			t.Fatalf("%s: exclusions %s", argv[0], all)
@@ -438,7 +449,7 @@ func TestGuardSearch(t *testing.T) {
 		"rg -iL --follow KEY":                "* -i KEY",
 		"rg -e -L KEY":                       "* -e -L KEY",
 	} {
-		got := strings.Join(p.GuardSearch(strings.Fields(argv), nil), " ")
+		got := guardedText(t, p, strings.Fields(argv), nil)
 		suffix := strings.TrimPrefix(want, "*")
 		if !strings.HasSuffix(got, suffix) || strings.Count(got, "-L") != strings.Count(suffix, "-L") {
 			t.Errorf("%s: got %s, want it to end in %q", argv, got, suffix)
@@ -456,7 +467,7 @@ func TestGuardSearch(t *testing.T) {
 		"find . -depth -xdev ! -name a":     "find . -depth -xdev " + secrets + " ( ! -name a ) -print",
 		"find -L . -follow -name -follow":   "find -P . " + secrets + " ( -true -name -follow ) -print",
 	} {
-		if got := strings.Join(p.GuardSearch(strings.Fields(argv), nil), " "); got != want {
+		if got := guardedText(t, p, strings.Fields(argv), nil); got != want {
 			t.Errorf("%s:\n got %s\nwant %s", argv, got, want)
 		}
 	}
@@ -478,7 +489,7 @@ func TestGuardGit(t *testing.T) {
 		}
 		return os.Stat(name)
 	}
-	ex := strings.Join(p.GuardSearch([]string{"git", "diff"}, stat), " ")
+	ex := guardedText(t, p, []string{"git", "diff"}, stat)
 	ex = strings.TrimPrefix(ex, "git diff -- .")
 	if !strings.HasPrefix(ex, " :(exclude,glob)**/.env :(exclude,glob)**/.env.* ") {
 		t.Fatalf("exclusions: %q", ex)
@@ -518,17 +529,17 @@ func TestGuardGit(t *testing.T) {
 		"git show HEAD:README.md":           "git show HEAD:README.md -- .",
 		"git --no-pager show v1":            "git --no-pager show v1 -- .",
 	} {
-		if got := strings.Join(p.GuardSearch(strings.Fields(argv), stat), " "); got != want+ex {
+		if got := guardedText(t, p, strings.Fields(argv), stat); got != want+ex {
 			t.Errorf("%s:\n got %s\nwant %s%s", argv, got, want, ex)
 		}
 	}
 	for _, argv := range []string{"git status", "git log --oneline", "git log --stat HEAD~3..", "git diff-tree HEAD", "git -C sub", "git", "git diff --no-index README.md src/a.go", "git -C src diff --no-index a.go ../README.md"} {
-		if got := strings.Join(p.GuardSearch(strings.Fields(argv), stat), " "); got != argv {
+		if got := guardedText(t, p, strings.Fields(argv), stat); got != argv {
 			t.Errorf("%s changed to %s", argv, got)
 		}
 	}
 	// Without a stat no file is known: operands are revisions.
-	if got := strings.Join(p.GuardSearch(strings.Fields("git diff HEAD~1 src"), nil), " "); got != "git diff HEAD~1 src -- ."+ex {
+	if got := guardedText(t, p, strings.Fields("git diff HEAD~1 src"), nil); got != "git diff HEAD~1 src -- ."+ex {
 		t.Errorf("no stat: %s", got)
 	}
 }
@@ -550,7 +561,7 @@ func TestGuardDiff(t *testing.T) {
 		"colordiff -rN f a":    true,
 		"diff --label=a f f":   false,
 	} {
-		got := strings.Join(p.GuardSearch(strings.Fields(argv), stat), " ")
+		got := guardedText(t, p, strings.Fields(argv), stat)
 		if changed := got != argv; changed != guarded || guarded && !strings.Contains(got, " --exclude=.env ") {
 			t.Errorf("%s: %s", argv, got)
 		}
@@ -598,6 +609,50 @@ func TestSecretsAsWindowsOpensThem(t *testing.T) {
 	for _, text := range []string{"cat README.md", "cat ./src/../main.go", "cat '..'", "ls C:/Users"} {
 		if d := win.Check(text); d.Verdict == policy.Deny && d.Rule == "paths.deny" {
 			t.Errorf("%s: %s by %s (%s)", text, d.Verdict, d.Rule, d.Reason)
+		}
+	}
+}
+
+// A walking program run through a wrapper is guarded in its own words;
+// git, whose exclusions end its command, cannot be under xargs or find
+// -exec, which add theirs after them.
+func TestGuardWrapped(t *testing.T) {
+	p := presetPolicy(t, "readonly")
+	grepEx := strings.Join(strings.Fields(guardedText(t, p, []string{"grep", "-r", "x"}, nil))[1:], " ")
+	grepEx = strings.TrimSuffix(grepEx, " -r x")
+	gitEx := strings.TrimPrefix(guardedText(t, p, []string{"git", "show"}, nil), "git show -- .")
+	for argv, want := range map[string]string{
+		"timeout 5 grep -r KEY .":                          "timeout 5 grep " + grepEx + " -r KEY .",
+		"nice -n 5 env LANG=C grep -r KEY .":               "nice -n 5 env LANG=C grep " + grepEx + " -r KEY .",
+		"xargs grep -r KEY":                                "xargs grep " + grepEx + " -r KEY",
+		"xargs -0 -n1 grep -rl KEY":                        "xargs -0 -n1 grep " + grepEx + " -rl KEY",
+		"command git show HEAD":                            "command git show HEAD -- ." + gitEx,
+		"timeout -s KILL 5 git diff HEAD~1":                "timeout -s KILL 5 git diff HEAD~1 -- ." + gitEx,
+		"find . -exec grep -r KEY {} +":                    "find . * ( -exec grep " + grepEx + " -r KEY {} + )",
+		"find . -type d -exec timeout 9 grep -rl KEY {} ;": "find . * ( -type d -exec timeout 9 grep " + grepEx + " -rl KEY {} ; )",
+		"xargs cat":               "xargs cat",
+		"timeout 5 ls -R":         "timeout 5 ls -R",
+		"xargs git log --oneline": "xargs git log --oneline",
+	} {
+		got := guardedText(t, p, strings.Fields(argv), nil)
+		if before, after, star := strings.Cut(want, " * "); star {
+			if !strings.HasPrefix(got, before+" ") || !strings.HasSuffix(got, after) {
+				t.Errorf("%s:\n got %s\nwant %s", argv, got, want)
+			}
+			continue
+		}
+		if got != want {
+			t.Errorf("%s:\n got %s\nwant %s", argv, got, want)
+		}
+	}
+	for _, argv := range [][]string{
+		strings.Fields("xargs git show"), strings.Fields("xargs -n1 git diff HEAD~1"), strings.Fields("find . -exec git grep KEY {} +"),
+		strings.Fields("xargs timeout 5 git grep KEY"), strings.Fields("xargs find"), {"env", "-S", "grep -r KEY", "."},
+	} {
+		if out, err := p.GuardSearch(argv, nil); err == nil {
+			t.Errorf("%s: runs as %q", argv, out)
+		} else if !strings.Contains(err.Error(), ".env") {
+			t.Errorf("%s: %v", argv, err)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"mvdan.cc/sh/v3/interp"
 
 	"github.com/reinsh/rein/engine/policy"
+	"github.com/reinsh/rein/shellparse"
 )
 
 // runChecks are the run-time checks of one interpretation: the handlers the
@@ -58,7 +59,22 @@ func (c *runChecks) call(ctx context.Context, args []string) ([]string, error) {
 	if d := r.checkArgv(args, codeVars(hc.Env), hc.Dir); c.stops(d.Verdict) {
 		return nil, c.refuse(d)
 	}
-	return r.policy.GuardSearch(args, statIn(hc.Dir)), nil
+	args, refused := r.guardWalk(args, hc.Dir)
+	if refused != nil {
+		return nil, c.refuse(refused)
+	}
+	return args, nil
+}
+
+// guardWalk returns argv with the exclusions that keep a walking program
+// off files named like secrets (policy.GuardSearch), or a denial when the
+// walk cannot be guarded.
+func (r *Runner) guardWalk(argv []string, dir string) ([]string, *policy.Decision) {
+	guarded, err := r.policy.GuardSearch(argv, statIn(dir))
+	if err != nil {
+		return nil, &policy.Decision{Command: shellparse.JoinArgv(argv), Verdict: policy.Deny, Rule: "paths.deny", Reason: err.Error()}
+	}
+	return guarded, nil
 }
 
 // exec starts a program, after checking the file names it takes from its

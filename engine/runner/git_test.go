@@ -106,3 +106,26 @@ func TestGitObjectIDsOfFilesAreRefused(t *testing.T) {
 		}
 	}
 }
+
+// A walking program started through a wrapper (timeout, nice, env,
+// command, xargs, find -exec) is guarded as if started directly; git under
+// xargs or find -exec, which add words after git's exclusions, is refused.
+func TestWrappedWalksSkipSecretFiles(t *testing.T) {
+	r, _ := secretRepo(t)
+	for _, text := range []string{
+		"timeout 5 git show HEAD", "nice git diff HEAD~1", "env git grep API_KEY HEAD", "command git show HEAD",
+		"timeout 9 nice -n 5 git log -p", "echo . | xargs grep -r API_KEY", "find . -maxdepth 0 -exec grep -r API_KEY {} +",
+		"find src -maxdepth 0 -exec timeout 9 grep -rn TOKEN {} \\;", "printf 'src\\n' | xargs -I{} grep -r TOKEN {}",
+	} {
+		res := r.Run(context.Background(), text, runner.RunOptions{})
+		if strings.Contains(res.Stdout, "LEAK") || !strings.Contains(res.Stdout, ".go") || res.ExitCode != 0 {
+			t.Errorf("%s: %+v", text, res)
+		}
+	}
+	for _, text := range []string{"git rev-list --all | xargs git show", "echo HEAD | xargs git diff HEAD~1", "find . -maxdepth 0 -exec git grep API_KEY {} +", "ls | xargs -I{} git log -p"} {
+		res := r.Run(context.Background(), text, runner.RunOptions{})
+		if strings.Contains(res.Stdout, "LEAK") || res.DeniedBy != "paths.deny" || !strings.Contains(res.Error, "give git") && !strings.Contains(res.Error, "run git") {
+			t.Errorf("%s: %+v", text, res)
+		}
+	}
+}

@@ -254,7 +254,10 @@ func (r *Runner) RunArgv(ctx context.Context, argv []string, opts RunOptions) *R
 	if d.Verdict == policy.Deny || d.Verdict == policy.Ask && !opts.Approved {
 		return Denied(d)
 	}
-	argv = r.policy.GuardSearch(argv, statIn(dir))
+	argv, refused := r.guardWalk(argv, dir)
+	if refused != nil {
+		return Denied(refused)
+	}
 	envList := append(append([]string(nil), r.env...), opts.Env...)
 	env := expand.ListEnviron(envList...)
 	path, err := interp.LookPathDir(dir, env, argv[0])
