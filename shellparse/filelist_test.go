@@ -55,3 +55,17 @@ func TestNameInputWords(t *testing.T) {
 		}
 	}
 }
+
+func TestResponseFiles(t *testing.T) {
+	for argv, want := range map[string][]string{
+		"strings @.gitignore":         {".gitignore"},
+		"gcc -O2 @opts.rsp @more x.c": {"opts.rsp", "more"},
+		"strings -a @":                nil,
+		"cat @.gitignore":             nil, // cat reads a file named @.gitignore
+		"javac @argfile":              {"argfile"},
+	} {
+		if got := ResponseFiles(Analyze(argv).Commands[0]); !slices.Equal(got, want) {
+			t.Errorf("%s: %q, want %q", argv, got, want)
+		}
+	}
+}

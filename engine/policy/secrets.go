@@ -27,6 +27,9 @@ func (p *Policy) secretArg(c *shellparse.Command) *Result {
 			continue
 		}
 		v, bare := w.Value, false
+		if v[0] == '@' && len(v) > 1 && shellparse.ReadsResponseFiles(c.Name) {
+			v = v[1:] // strings @FILE reads FILE
+		}
 		if v[0] == '-' {
 			_, val, ok := strings.Cut(v, "=")
 			if !ok || val == "" {

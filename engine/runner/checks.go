@@ -92,6 +92,9 @@ func (c *runChecks) exec(ctx context.Context, args []string) error {
 	if d := r.guardGitObjects(ctx, args, hc.Dir, nil); d != nil {
 		return c.refuse(d)
 	}
+	if d := r.guardResponseFiles(args, hc.Dir); d != nil {
+		return c.refuse(d)
+	}
 	return r.exec(ctx, args, stdin)
 }
 

@@ -56,18 +56,8 @@ func (r *Runner) guardNameInput(ctx context.Context, argv []string, dir string, 
 		return &policy.Decision{Command: shellparse.JoinArgv(argv), Verdict: policy.Deny, Rule: "paths.deny", Reason: reason}
 	}
 	words := x.Words(input)
-	for _, w := range words {
-		if pat, ok := p.SecretWord(w); ok {
-			return nil, deny(fmt.Sprintf("the file list given to %s names %s, which matches the secret path %s", program, w, pat)), nil
-		}
-		if _, err := os.Lstat(resolveIn(w, dir)); err != nil {
-			continue
-		}
-		if real, linked := throughLinks(w, dir); linked {
-			if pat, ok := p.SecretWord(real); ok {
-				return nil, deny(fmt.Sprintf("the file list given to %s names %s, which leads to %s, matching the secret path %s", program, w, real, pat)), nil
-			}
-		}
+	if why := secretAmong(p, words, dir); why != "" {
+		return nil, deny(fmt.Sprintf("the file list given to %s names %s", program, why)), nil
 	}
 	// Object ids on the input: git cat-file --batch, xargs git show. (The
 	// words hold each name in several readings: one of each will do.)
@@ -107,4 +97,62 @@ func readBounded(rd io.Reader) ([]byte, error) {
 		return nil, fmt.Errorf("the list is longer than %d MiB (rein reads it ahead to check it for secrets); give the names in smaller batches", maxNameInput>>20)
 	}
 	return b, nil
+}
+
+// secretAmong returns why one of words names a secret, as a path from dir
+// or through a symbolic link ("", when none does).
+func secretAmong(p *policy.Policy, words []string, dir string) string {
+	for _, w := range words {
+		if pat, ok := p.SecretWord(w); ok {
+			return fmt.Sprintf("%s, which matches the secret path %s", w, pat)
+		}
+		if _, err := os.Lstat(resolveIn(w, dir)); err != nil {
+			continue
+		}
+		if real, linked := throughLinks(w, dir); linked {
+			if pat, ok := p.SecretWord(real); ok {
+				return fmt.Sprintf("%s, which leads to %s, matching the secret path %s", w, real, pat)
+			}
+		}
+	}
+	return ""
+}
+
+// maxResponseFiles bounds how many response files one command may name,
+// nested ones included.
+const maxResponseFiles = 32
+
+// guardResponseFiles refuses a command whose response files (strings
+// @FILE: shellparse.ResponseFiles) name a secret, directly or in a nested
+// @FILE. A response file that cannot be read is left to the program.
+func (r *Runner) guardResponseFiles(argv []string, dir string) *policy.Decision {
+	p := r.policy.In(dir)
+	for _, c := range shellparse.AnalyzeArgv(argv, nil).Commands {
+		files := shellparse.ResponseFiles(c)
+		for i := 0; i < len(files); i++ {
+			if i == maxResponseFiles {
+				return &policy.Decision{Command: shellparse.JoinArgv(argv), Verdict: policy.Deny, Rule: "paths.deny",
+					Reason: fmt.Sprintf("%s names more than %d response files (@FILE) for rein to check", c.Name, maxResponseFiles)}
+			}
+			if why := secretAmong(p, files[i:i+1], dir); why != "" {
+				return &policy.Decision{Command: shellparse.JoinArgv(argv), Verdict: policy.Deny, Rule: "paths.deny",
+					Reason: fmt.Sprintf("%s reads the response file @%s", c.Name, why)}
+			}
+			input, err := readFile(resolveIn(files[i], dir))
+			if err != nil {
+				continue
+			}
+			words := shellparse.NameInput{}.Words(input)
+			if why := secretAmong(p, words, dir); why != "" {
+				return &policy.Decision{Command: shellparse.JoinArgv(argv), Verdict: policy.Deny, Rule: "paths.deny",
+					Reason: fmt.Sprintf("the response file @%s given to %s names %s", files[i], c.Name, why)}
+			}
+			for _, w := range words {
+				if len(w) > 1 && w[0] == '@' {
+					files = append(files, w[1:])
+				}
+			}
+		}
+	}
+	return nil
 }

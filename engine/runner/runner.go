@@ -281,6 +281,9 @@ func (r *Runner) RunArgv(ctx context.Context, argv []string, opts RunOptions) *R
 	if d := r.guardGitObjects(ctx, argv, dir, nil); d != nil {
 		return Denied(d)
 	}
+	if d := r.guardResponseFiles(argv, dir); d != nil {
+		return Denied(d)
+	}
 	po, err := r.process(path, argv, envList, dir, stdin, stream{out, false}, stream{out, true}).run(ctx)
 	res := &Result{ExitCode: po.code, DurationMS: time.Since(start).Milliseconds()}
 	if err != nil {

@@ -604,3 +604,27 @@ func vaultRunner(t *testing.T, content, extra string) (r *runner.Runner, dir, ou
 	r, dir = newRunner(t, "local rein = import 'rein.libsonnet';\nrein.presets.readonly + { paths+: { deny+: ['"+outside+"/vault/**'] }, "+extra+" }\n", nil)
 	return r, dir, outside
 }
+
+// Programs that read response files (strings @FILE) read FILE and the
+// files it names: both are checked, nested ones and links included.
+func TestResponseFilesAreChecked(t *testing.T) {
+	needUnix(t)
+	if _, err := exec.LookPath("strings"); err != nil {
+		t.Skip("no strings")
+	}
+	r, dir := newRunner(t, "readonly", nil)
+	secretFiles(t, dir)
+	os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("node_modules\n.env\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "nested.rsp"), []byte("-a @.gitignore\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "ok.rsp"), []byte("main.go\n"), 0o644)
+	os.Symlink(".env", filepath.Join(dir, "settings"))
+	for _, text := range []string{"strings @.gitignore", "strings @nested.rsp", "strings @.env", "strings @settings", "timeout 5 strings @.gitignore", "strings -a @'config/server.pem'"} {
+		res := r.Run(context.Background(), text, runner.RunOptions{})
+		if strings.Contains(res.Stdout+res.Stderr, "LEAK") || res.DeniedBy != "paths.deny" {
+			t.Errorf("%s: %+v", text, res)
+		}
+	}
+	if res := r.Run(context.Background(), "strings @ok.rsp", runner.RunOptions{}); !strings.Contains(res.Stdout, "package main") {
+		t.Errorf("an ordinary response file: %+v", res)
+	}
+}

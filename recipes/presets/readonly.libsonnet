@@ -300,6 +300,7 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
       "jq -n -L ~/.docker 'import \"config\" as $c; $c'",
       "jq -n 'include \"x\"; 1'",
       'jq -L/tmp . f.json',
+      'strings @.env',
     ],
   },
 }
