@@ -17,7 +17,8 @@ import (
 // Which operands are paths is git's own rule: before --, an operand is a
 // revision unless it is a file (stat finds it, relative to the folder git
 // runs in) or looks like a pathspec (a wildcard, :(magic));
-// from the first path on, everything is a path. Read the other way round,
+// from the first path on, everything is a path (with a -- of the
+// command's own, all before it are revisions). Read the other way round,
 // an operand makes git fail (a path taken for a revision) or matches
 // nothing (a revision taken for a path); the exclusions hold either way.
 // git diff --no-index of two folders takes no pathspecs: the exclusions
@@ -66,6 +67,8 @@ func guardGit(argv, names []string, stat func(string) (fs.FileInfo, error)) []st
 	// and its options end there; the others take options among revisions.
 	pattern := sub == "grep" && !grepPatternGiven(argv[i+1:])
 	options := true
+	// With a -- of its own, every operand before it is a revision.
+	dashdash := slices.Contains(argv[i+1:], "--")
 	for k := i + 1; k < len(argv); k++ {
 		a := argv[k]
 		switch {
@@ -83,7 +86,7 @@ func guardGit(argv, names []string, stat func(string) (fs.FileInfo, error)) []st
 		case pattern:
 			out = append(out, a)
 			pattern, options = false, false
-		case looksLikePathspec(a) || isFile(a):
+		case !dashdash && (looksLikePathspec(a) || isFile(a)):
 			paths = append(paths, a)
 		default: // a revision
 			out = append(out, a)
@@ -130,16 +133,17 @@ func grepClusterValued(a string) bool {
 // grepPatternGiven reports whether git grep's options give the pattern
 // (-e, -f, --regexp, --file), so that no operand is one.
 func grepPatternGiven(args []string) bool {
-	for _, a := range args {
+	for k := 0; k < len(args); k++ {
+		a := args[k]
 		switch {
-		case a == "--":
-			return false
+		case a == "--" || len(a) < 2 || a[0] != '-':
+			return false // the pattern itself: options end there
 		case strings.HasPrefix(a, "--regexp") || strings.HasPrefix(a, "--file"):
 			return true
-		case len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a, "ef"):
-			return true
-		case len(a) == 0 || a[0] != '-':
-			return false // the pattern itself: options end there
+		case a[1] != '-' && strings.ContainsAny(a, "ef") && !strings.ContainsAny(a[:strings.IndexAny(a, "ef")], "ABCm"):
+			return true // -e, -ie; not -A3e... where e is a value
+		case gitGrepValued[a] || grepClusterValued(a):
+			k++ // its value
 		}
 	}
 	return false

@@ -244,7 +244,9 @@ func FuzzVet(f *testing.F) {
 		if strings.ContainsAny(text, "RL") || strings.Contains(text, "follow") {
 			return
 		}
-		for _, argv := range [][]string{strings.Fields(text), append([]string{"find"}, strings.Fields(text)...), append([]string{"grep", "-r"}, strings.Fields(text)...)} {
+		fields := strings.Fields(text)
+		for _, argv := range [][]string{fields, append([]string{"find"}, fields...), append([]string{"grep", "-r"}, fields...),
+			append([]string{"git", "grep"}, fields...), append([]string{"git", "log", "-p"}, fields...), append([]string{"timeout", "5", "git", "diff"}, fields...)} {
 			guarded, err := p.GuardSearch(argv, nil)
 			if err != nil {
 				continue // refused: nothing runs
