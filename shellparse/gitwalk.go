@@ -1,6 +1,7 @@
 package shellparse
 
 import (
+	"fmt"
 	"io/fs"
 	"path/filepath"
 	"slices"
@@ -24,7 +25,7 @@ import (
 // git diff --no-index of two folders takes no pathspecs: the exclusions
 // make it fail; of two files, it is left alone.
 // A nil stat knows of no files.
-func guardGit(argv, names []string, stat func(string) (fs.FileInfo, error)) []string {
+func guardGit(argv, names []string, stat func(string) (fs.FileInfo, error)) ([]string, error) {
 	i, dir := 1, ""
 	for i < len(argv) && strings.HasPrefix(argv[i], "-") {
 		if gitGlobalValued[argv[i]] && i+1 < len(argv) {
@@ -36,7 +37,7 @@ func guardGit(argv, names []string, stat func(string) (fs.FileInfo, error)) []st
 		i++
 	}
 	if i >= len(argv) {
-		return argv
+		return argv, nil
 	}
 	sub, valued := argv[i], gitRevValued
 	switch sub {
@@ -45,10 +46,12 @@ func guardGit(argv, names []string, stat func(string) (fs.FileInfo, error)) []st
 	case "diff", "show":
 	case "log", "whatchanged", "diff-tree":
 		if !slices.ContainsFunc(argv[i+1:], printsPatch) {
-			return argv
+			return argv, nil
 		}
+	case "stash":
+		return guardStash(argv, i, names)
 	default:
-		return argv
+		return argv, nil
 	}
 	isFile := func(a string) bool {
 		if stat == nil {
@@ -94,7 +97,7 @@ func guardGit(argv, names []string, stat func(string) (fs.FileInfo, error)) []st
 		}
 	}
 	if sub == "diff" && slices.Contains(out, "--no-index") && !slices.ContainsFunc(paths, func(a string) bool { return isFolder(stat, joinDir(dir, a)) }) {
-		return argv // two files compared, both named: nothing else is read
+		return argv, nil // two files compared, both named: nothing else is read
 	}
 	out = append(out, "--")
 	if len(paths) == 0 {
@@ -104,7 +107,7 @@ func guardGit(argv, names []string, stat func(string) (fs.FileInfo, error)) []st
 	for _, n := range names {
 		out = append(out, ":(exclude,glob)**/"+n)
 	}
-	return out
+	return out, nil
 }
 
 // Options whose value is the next word: git's own (before the
@@ -177,4 +180,19 @@ func joinDir(dir, next string) string {
 		return next
 	}
 	return filepath.Join(dir, next)
+}
+
+// guardStash keeps git stash show to its summary: the stash's patch would
+// hold stashed changes to files named like secrets, and stash show takes no
+// pathspecs to leave them out. i is where stash is in argv.
+func guardStash(argv []string, i int, names []string) ([]string, error) {
+	if i+1 >= len(argv) || argv[i+1] != "show" {
+		return argv, nil
+	}
+	if slices.ContainsFunc(argv[i+2:], printsPatch) {
+		return nil, fmt.Errorf("git stash show -p prints the stashed changes of every file, those named like secrets (%s) too, and takes no pathspecs to leave them out; use git diff STASH^ STASH (for stash@{0}: git diff 'stash@{0}^' 'stash@{0}'), where rein leaves them out", strings.Join(names, ", "))
+	}
+	// A configured stash.showPatch would print the patch all the same.
+	out := append(slices.Clone(argv[:i]), "-c", "stash.showPatch=false")
+	return append(out, argv[i:]...), nil
 }

@@ -214,7 +214,7 @@ func findStarts(c *Command) []Word {
 // guardProgram returns argv changed so that the program walking folders
 // it starts (not through a wrapper: see WalkWithout) skips names, or argv
 // itself.
-func guardProgram(argv []string, names []string, stat func(name string) (fs.FileInfo, error)) []string {
+func guardProgram(argv []string, names []string, stat func(name string) (fs.FileInfo, error)) ([]string, error) {
 	var option string
 	var includes func(string) (include, valueNext bool)
 	switch path.Base(filepath.ToSlash(argv[0])) {
@@ -224,7 +224,7 @@ func guardProgram(argv []string, names []string, stat func(name string) (fs.File
 			words[i] = Word{Value: a}
 		}
 		if !grepRecursive(&Command{Words: words}) {
-			return argv
+			return argv, nil
 		}
 		argv, option = unfollow(argv, 'R', 'r', "defmABCD", map[string]string{"--dereference-recursive": "--recursive"}), "--exclude="
 		includes = grepInclude
@@ -234,7 +234,7 @@ func guardProgram(argv []string, names []string, stat func(name string) (fs.File
 	case "fd", "fdfind":
 		argv, option = unfollow(argv, 'L', 0, "etdEcxXjSo", map[string]string{"--follow": ""}), "--exclude="
 	case "find":
-		return guardFind(argv, names)
+		return guardFind(argv, names), nil
 	case "git":
 		return guardGit(argv, names, stat)
 	case "diff", "colordiff":
@@ -242,11 +242,11 @@ func guardProgram(argv []string, names []string, stat func(name string) (fs.File
 		// .env in both printed; diff of two files needs no exclusion
 		// (and busybox diff has none).
 		if !slices.ContainsFunc(argv[1:], func(a string) bool { return isFolder(stat, diffOperand(a)) }) {
-			return argv
+			return argv, nil
 		}
 		option = "--exclude="
 	default:
-		return argv
+		return argv, nil
 	}
 	excludes := make([]string, len(names))
 	for k, n := range names {
@@ -261,7 +261,7 @@ func guardProgram(argv []string, names []string, stat func(name string) (fs.File
 		a := argv[k]
 		out = append(out, a)
 		if a == "--" {
-			return append(out, argv[k+1:]...)
+			return append(out, argv[k+1:]...), nil
 		}
 		if includes == nil {
 			continue
@@ -275,7 +275,7 @@ func guardProgram(argv []string, names []string, stat func(name string) (fs.File
 			out = append(out, excludes...)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // grepInclude reports whether a grep argument is --include, and whether

@@ -37,7 +37,10 @@ func walkWithout(argv []string, names []string, stat func(string) (fs.FileInfo, 
 	if syn, ok := wrappers[name]; ok && name != "ssh" {
 		return walkWrapped(argv, name, syn, names, stat)
 	}
-	out = guardProgram(argv, names, stat)
+	out, err = guardProgram(argv, names, stat)
+	if err != nil {
+		return nil, false, err
+	}
 	if !changed(argv, out) {
 		return argv, false, nil
 	}

@@ -543,6 +543,15 @@ func TestGuardGit(t *testing.T) {
 			t.Errorf("%s changed to %s", argv, got)
 		}
 	}
+	if got := guardedText(t, p, strings.Fields("git stash show stash@{1}"), stat); got != "git -c stash.showPatch=false stash show stash@{1}" {
+		t.Errorf("git stash show: %s", got)
+	}
+	if got := guardedText(t, p, strings.Fields("git stash list"), stat); got != "git stash list" {
+		t.Errorf("git stash list: %s", got)
+	}
+	if _, err := p.GuardSearch(strings.Fields("git stash show -p"), stat); err == nil {
+		t.Error("git stash show -p is not refused")
+	}
 	// Without a stat no file is known: operands are revisions.
 	if got := guardedText(t, p, strings.Fields("git diff HEAD~1 src"), nil); got != "git diff HEAD~1 src -- ."+ex {
 		t.Errorf("no stat: %s", got)

@@ -17,11 +17,17 @@ import (
 // output.
 func secretRepo(t *testing.T) (*runner.Runner, func(args ...string) string) {
 	t.Helper()
+	return secretRepoUnder(t, "readonly")
+}
+
+// secretRepoUnder is secretRepo under another preset.
+func secretRepoUnder(t *testing.T, preset string) (*runner.Runner, func(args ...string) string) {
+	t.Helper()
 	needUnix(t)
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
 	}
-	r, dir := newRunner(t, "readonly", nil)
+	r, dir := newRunner(t, preset, nil)
 	os.MkdirAll(filepath.Join(dir, "src"), 0o755)
 	write := func(round string) {
 		for name, text := range map[string]string{
@@ -127,5 +133,27 @@ func TestWrappedWalksSkipSecretFiles(t *testing.T) {
 		if strings.Contains(res.Stdout, "LEAK") || res.DeniedBy != "paths.deny" || !strings.Contains(res.Error, "give git") && !strings.Contains(res.Error, "run git") {
 			t.Errorf("%s: %+v", text, res)
 		}
+	}
+}
+
+// git stash show -p takes no pathspecs: it is refused, and a plain stash
+// show is kept to its summary whatever stash.showPatch says.
+func TestGitStashShowKeepsToItsSummary(t *testing.T) {
+	r, git := secretRepoUnder(t, "git")
+	git("stash", "-q")
+	git("config", "stash.showPatch", "true")
+	res := r.Run(context.Background(), "git stash show", runner.RunOptions{})
+	if strings.Contains(res.Stdout, "LEAK") || !strings.Contains(res.Stdout, "main.go") || res.ExitCode != 0 {
+		t.Errorf("git stash show: %+v", res)
+	}
+	for _, text := range []string{"git stash show -p", "git stash show --patch stash@{0}", "timeout 5 git stash show -p"} {
+		res := r.Run(context.Background(), text, runner.RunOptions{})
+		if strings.Contains(res.Stdout, "LEAK") || res.DeniedBy != "paths.deny" || !strings.Contains(res.Error, "git diff") {
+			t.Errorf("%s: %+v", text, res)
+		}
+	}
+	res = r.Run(context.Background(), "git diff 'stash@{0}^' 'stash@{0}'", runner.RunOptions{})
+	if strings.Contains(res.Stdout, "LEAK") || !strings.Contains(res.Stdout, "main.go") {
+		t.Errorf("git diff of the stash: %+v", res)
 	}
 }
