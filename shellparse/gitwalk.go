@@ -105,7 +105,9 @@ func guardGit(argv, names []string, stat func(string) (fs.FileInfo, error)) ([]s
 	}
 	out = append(out, paths...)
 	for _, n := range names {
-		out = append(out, ":(exclude,glob)**/"+n)
+		if !strings.Contains(n, "/") { // git tracks no .git/config
+			out = append(out, ":(exclude,glob)**/"+n)
+		}
 	}
 	return out, nil
 }

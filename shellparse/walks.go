@@ -215,7 +215,9 @@ func findStarts(c *Command) []Word {
 // it starts (not through a wrapper: see WalkWithout) skips names, or argv
 // itself.
 func guardProgram(argv []string, names []string, stat func(name string) (fs.FileInfo, error)) ([]string, error) {
-	var option string
+	// option excludes a base name; folder excludes a folder, which is how a
+	// path name (.git/config) is kept out: its whole first folder is.
+	var option, folder string
 	var includes func(string) (include, valueNext bool)
 	switch path.Base(filepath.ToSlash(argv[0])) {
 	case "grep", "egrep", "fgrep", "zgrep", "zegrep", "zfgrep", "ugrep":
@@ -227,12 +229,15 @@ func guardProgram(argv []string, names []string, stat func(name string) (fs.File
 			return argv, nil
 		}
 		argv, option = unfollow(argv, 'R', 'r', "defmABCD", map[string]string{"--dereference-recursive": "--recursive"}), "--exclude="
+		folder = "--exclude-dir="
 		includes = grepInclude
 	case "rg":
 		argv, option = unfollow(argv, 'L', 0, "efgtTABCmjMEdr", map[string]string{"--follow": ""}), "--glob=!"
+		folder = "--glob=!"
 		includes = ripgrepInclude
 	case "fd", "fdfind":
 		argv, option = unfollow(argv, 'L', 0, "etdEcxXjSo", map[string]string{"--follow": ""}), "--exclude="
+		folder = "--exclude="
 	case "find":
 		return guardFind(argv, names), nil
 	case "git":
@@ -244,13 +249,16 @@ func guardProgram(argv []string, names []string, stat func(name string) (fs.File
 		if !slices.ContainsFunc(argv[1:], func(a string) bool { return isFolder(stat, diffOperand(a)) }) {
 			return argv, nil
 		}
-		option = "--exclude="
+		option, folder = "--exclude=", "--exclude="
 	default:
 		return argv, nil
 	}
 	excludes := make([]string, len(names))
 	for k, n := range names {
 		excludes[k] = option + n
+		if first, _, isPath := strings.Cut(n, "/"); isPath {
+			excludes[k] = folder + first
+		}
 	}
 	out := make([]string, 0, len(argv)+len(names))
 	out = append(append(out, argv[0]), excludes...)
@@ -429,6 +437,10 @@ func guardFind(argv, names []string) []string {
 	for k, n := range names {
 		if k > 0 {
 			out = append(out, "-o")
+		}
+		if strings.Contains(n, "/") {
+			out = append(out, "-path", "*"+n) // .git/config as a start point too
+			continue
 		}
 		out = append(out, "-name", n)
 	}

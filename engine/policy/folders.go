@@ -16,10 +16,15 @@ func (p *Policy) secretFolder(c *shellparse.Command, ev *evaluation) *Result {
 		if w.Dynamic || w.Value == "" {
 			continue // checked again at run time, expanded
 		}
+		pat, ok := "", false
 		if p.cwdClear && plainRelative(w.Value) {
-			continue // no secret place lies below the working folder
+			// No anchored secret place lies below the working folder; the
+			// folder may still be the start of one (.git of .git/config).
+			pat, ok = p.secret.startsBelow(w.Value)
+		} else {
+			pat, ok = p.secret.holds(p.secret.resolve(w.Value, p.cwd))
 		}
-		if pat, ok := p.secret.holds(p.secret.resolve(w.Value, p.cwd)); ok {
+		if ok {
 			what := "reads every file below"
 			if c.Name == "find" || c.Name == "fd" || c.Name == "fdfind" {
 				what = "hands a command every file below"

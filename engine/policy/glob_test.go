@@ -94,8 +94,9 @@ func TestIsWholeAny(t *testing.T) {
 }
 
 func TestClearBelow(t *testing.T) {
-	ps := newPathSet([]string{"~/.ssh/**", "**/.env", "/etc/shadow", "/home/*/.aws/**", "/proc/**/environ", "/srv/[ab]/key"}, "/home/dev/proj", "/home/dev")
+	ps := newPathSet([]string{"~/.ssh/**", "**/.env", "/etc/shadow", "/home/*/.aws/**", "/proc/**/environ", "/srv/[ab]/key", "**/.git/config"}, "/home/dev/proj", "/home/dev")
 	for dir, want := range map[string]bool{"/home/dev/proj": true, "/home/dev": false, "/": false, "/home/dev/.ssh/x": false, "/tmp": true,
+		"/home/dev/proj/.git": false, "/home/dev/proj/.git/hooks": true, "/home/dev/proj/x.git": true,
 		"/home": false, "/home/alice": false, "/home/alice/.aws": false, "/home/alice/src": true, "/etc": false, "/etc/shadow": false,
 		"/etc/ssh": true, "/proc/1": false, "/srv/a": false, "/srv/c": true, "/srv/a/key/x": true, "/srv/a/other": true} {
 		if got := ps.clearBelow(dir); got != want {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 )
 
@@ -313,7 +314,7 @@ func (ps *pathSet) match(abs string) (string, bool) {
 			}
 			continue
 		}
-		if g.anywhere == nil && !strings.HasPrefix(abs, g.prefix) {
+		if g.anywhere == nil && !strings.HasPrefix(abs, g.prefix) || g.anywhere != nil && !mayHold(abs, g.anywhere[len(g.anywhere)-1], ps.fold) {
 			continue
 		}
 		if split == nil {
@@ -335,10 +336,15 @@ func (ps *pathSet) match(abs string) (string, bool) {
 }
 
 // holds returns an anchored glob whose place is the folder abs or below it
-// (~ holds ~/.ssh/**). Globs that match at any depth (**/.env) are left out:
-// every folder might hold one, and only naming it can be refused.
+// (~ holds ~/.ssh/**), or a glob of several names matching anywhere whose
+// start abs ends with (.git holds .git/config). Otherwise globs that match
+// at any depth (**/.env) are left out: every folder might hold one, and
+// only naming it can be refused (walks are kept off them at run time).
 func (ps *pathSet) holds(abs string) (string, bool) {
 	abs = ps.norm(abs)
+	if pat, ok := ps.startsBelow(abs); ok {
+		return pat, true
+	}
 	for i := range ps.globs {
 		g := &ps.globs[i]
 		if g.anywhere != nil {
@@ -402,7 +408,10 @@ func IsPath(s string) bool {
 
 // clearBelow reports whether no anchored glob (one not of the form **/NAME)
 // can match dir or a path below it. /home/*/.ssh/** leaves /home/dev/proj
-// clear: its third segment would have to be .ssh.
+// clear: its third segment would have to be .ssh. A glob of several names
+// matching anywhere (**/.git/config) leaves dir clear when no start of it
+// can be dir's last names (dir is no .git folder): a plain relative path
+// then matches it only by its own names (matchRelative).
 func (ps *pathSet) clearBelow(dir string) bool {
 	dir = ps.norm(path.Clean(filepath.ToSlash(dir)))
 	dirSegs := strings.Split(dir, "/")
@@ -414,13 +423,84 @@ func (ps *pathSet) clearBelow(dir string) bool {
 			continue
 		}
 		if g.anywhere != nil {
-			return false // a multi-segment **/a/b glob can match anywhere
+			if mayStartAtEnd(g.anywhere, dirSegs) {
+				return false
+			}
+			continue
 		}
 		if mayMatchBelow(g.segs, dirSegs) {
 			return false
 		}
 	}
 	return true
+}
+
+// mayStartAtEnd reports whether the first names of a glob (all but its
+// last) could be the last names of dir. Unsure (a ** in it) is yes.
+func mayStartAtEnd(glob, dir []string) bool {
+	if slices.Contains(glob, "**") {
+		return true
+	}
+	for j := 1; j < len(glob) && j <= len(dir); j++ {
+		if matchSegments(glob[:j], dir[len(dir)-j:]) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchRelative matches a plain relative path, below a folder clearBelow
+// found clear, against the globs of several names that match anywhere
+// (**/.git/config): there, only the path's own names can.
+func (ps *pathSet) matchRelative(rel string) (string, bool) {
+	if !strings.Contains(rel, "/") && !strings.Contains(rel, `\`) {
+		return "", false // one name: only a **/NAME glob matches it
+	}
+	var segs []string
+	for i := range ps.globs {
+		g := &ps.globs[i]
+		if g.anywhere == nil || g.base != "" || !mayHold(rel, g.anywhere[len(g.anywhere)-1], ps.fold) {
+			continue
+		}
+		if segs == nil {
+			segs = strings.Split(ps.norm(path.Clean(filepath.ToSlash(rel))), "/")
+		}
+		for k := range segs {
+			if matchSegments(g.anywhere, segs[k:]) {
+				return g.raw, true
+			}
+		}
+	}
+	return "", false
+}
+
+// startsBelow returns a glob of several names matching anywhere that a
+// path below dir (absolute, or plain relative) matches when dir ends with
+// the glob's first names: .git holds .git/config.
+func (ps *pathSet) startsBelow(dir string) (string, bool) {
+	var segs []string
+	for i := range ps.globs {
+		g := &ps.globs[i]
+		if g.anywhere == nil || g.base != "" || !mayHold(dir, g.anywhere[0], ps.fold) {
+			continue
+		}
+		if segs == nil {
+			segs = strings.Split(ps.norm(path.Clean(filepath.ToSlash(dir))), "/")
+		}
+		if mayStartAtEnd(g.anywhere, segs) {
+			return g.raw, true
+		}
+	}
+	return "", false
+}
+
+// mayHold reports whether a path can have a name matching seg: false
+// when seg is literal and not in it (the quick test before splitting).
+func mayHold(p, seg string, fold bool) bool {
+	if strings.ContainsAny(seg, "*?[\\") || fold {
+		return true
+	}
+	return strings.Contains(p, seg)
 }
 
 // mayMatchBelow reports whether a glob's segments could match the folder

@@ -49,7 +49,7 @@ type Policy struct {
 	// unguarded runs every each-rule in full on every command, skipping
 	// the name index and guards: tests check it decides the same.
 	unguarded   bool
-	secretNames []string // the base names of the **/NAME secret globs
+	secretNames []string // the base names of the **/NAME secret globs, and the paths of **/A/B ones
 	// Alternatives are fixed for a recipe: computed at the first denial.
 	alts *alternatives
 }
@@ -148,6 +148,11 @@ func New(r *recipe.Recipe, opts Options) (*Policy, error) {
 	p.cwdClear = p.secret.clearBelow(p.cwd)
 	for _, g := range p.secret.names {
 		p.secretNames = append(p.secretNames, g.base)
+	}
+	for _, g := range p.secret.globs {
+		if g.anywhere != nil && g.base == "" {
+			p.secretNames = append(p.secretNames, strings.Join(g.anywhere, "/"))
+		}
 	}
 	sh := r.Shell
 	p.shell = map[string]Verdict{

@@ -455,7 +455,7 @@ func TestGuardSearch(t *testing.T) {
 			t.Errorf("%s: got %s, want it to end in %q", argv, got, suffix)
 		}
 	}
-	secrets := "( -name .env -o -name .env.* -o -name *.pem -o -name *.key -o -name id_rsa* -o -name id_ed25519* -o -name id_ecdsa* ) -prune -o"
+	secrets := "( -name .env -o -name .env.* -o -name *.pem -o -name *.key -o -name id_rsa* -o -name id_ed25519* -o -name id_ecdsa* -o -path *.git/config ) -prune -o"
 	for argv, want := range map[string]string{
 		"find":                              "find " + secrets + " -print",
 		"find .":                            "find . " + secrets + " -print",
@@ -668,5 +668,26 @@ func TestGuardWrapped(t *testing.T) {
 		} else if !strings.Contains(err.Error(), ".env") {
 			t.Errorf("%s: %v", argv, err)
 		}
+	}
+}
+
+// A repository's config holds credentials (a CI checkout's token as an
+// http extraheader, passwords in remote URLs): it is a secret, also to
+// walks of the .git folder; the rest of .git is not.
+func TestGitConfigIsSecret(t *testing.T) {
+	p := presetPolicy(t, "readonly")
+	for _, text := range []string{"cat .git/config", "cat sub/.git/config", "head ./.git//config", "cat x/../.git/config",
+		"grep -r token .git", "diff -rN .git /tmp/empty", "rg token sub/.git", "git config --file .git/config --list"} {
+		if d := p.Check(text); d.Verdict != policy.Deny || d.Rule != "paths.deny" {
+			t.Errorf("%s: %s by %s (%s)", text, d.Verdict, d.Rule, d.Reason)
+		}
+	}
+	for _, text := range []string{"cat .git/HEAD", "ls .git", "grep -r x .git/hooks", "cat config", "cat .github/config.yml", "git status", "cat x.git/config.txt"} {
+		if d := p.Check(text); d.Verdict != policy.Allow {
+			t.Errorf("%s: %s by %s (%s)", text, d.Verdict, d.Rule, d.Reason)
+		}
+	}
+	if got := guardedText(t, p, []string{"grep", "-r", "x", "."}, nil); !strings.Contains(got, " --exclude-dir=.git ") {
+		t.Errorf("grep -r: %s", got)
 	}
 }

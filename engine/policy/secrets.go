@@ -76,8 +76,12 @@ func (p *Policy) SecretWord(v string) (string, bool) {
 func (p *Policy) secretPath(v string) (string, bool) {
 	if p.cwdClear && plainRelative(v) {
 		// A plain relative path stays below cwd, where no anchored
-		// secret glob reaches: only its base name can match.
-		return p.secret.matchName(path.Base(filepath.ToSlash(v)))
+		// secret glob reaches: only its base name can match, or its own
+		// names a glob such as **/.git/config.
+		if pat, ok := p.secret.matchName(path.Base(filepath.ToSlash(v))); ok {
+			return pat, true
+		}
+		return p.secret.matchRelative(v)
 	}
 	return p.secret.match(p.secret.resolve(v, p.cwd))
 }

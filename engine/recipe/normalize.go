@@ -16,6 +16,9 @@ var (
 	SecretPaths = []string{"~/.ssh/**", "~/.aws/**", "~/.gnupg/**", "~/.config/gcloud/**", "~/.azure/**", "~/.kube/**",
 		"~/.docker/config.json", "~/.netrc", "~/.git-credentials", "~/.npmrc", "~/.pypirc", "~/.config/gh/**",
 		"**/.env", "**/.env.*", "**/*.pem", "**/*.key", "**/id_rsa*", "**/id_ed25519*", "**/id_ecdsa*",
+		// A repository's config holds credentials: the token CI checkouts
+		// leave as an http extraheader, passwords in remote URLs.
+		"**/.git/config",
 		"/etc/shadow", "/etc/gshadow", "/etc/master.passwd", "/etc/sudoers", "/etc/sudoers.d/**",
 		"/etc/ssh/ssh_host_*key", "/etc/ssl/private/**", "/dev/mem", "/dev/kmem", "/dev/port",
 		// Other users' keys, for a rein running as root (or with their permissions).

@@ -628,3 +628,26 @@ func TestResponseFilesAreChecked(t *testing.T) {
 		t.Errorf("an ordinary response file: %+v", res)
 	}
 }
+
+// .git/config holds credentials: searches and walks of the workspace leave
+// it out, and the .git folder cannot be walked whole.
+func TestWalksSkipGitConfig(t *testing.T) {
+	needUnix(t)
+	r, dir := newRunner(t, "readonly", nil)
+	os.MkdirAll(filepath.Join(dir, ".git", "hooks"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".git", "config"), []byte("[http \"https://github.com/\"]\n\textraheader = AUTHORIZATION: basic LEAK\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, ".git", "hooks", "x.sample"), []byte("# AUTHORIZATION sample\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte("// AUTHORIZATION header\n"), 0o644)
+	for _, text := range []string{"grep -rn AUTHORIZATION .", "grep -rn AUTHORIZATION .git/hooks", "find . -type f -exec cat {} +", "find . -type f | xargs cat", "cd .git && grep -rn AUTHORIZATION hooks"} {
+		res := r.Run(context.Background(), text, runner.RunOptions{})
+		if strings.Contains(res.Stdout, "LEAK") || res.ExitCode != 0 || !strings.Contains(res.Stdout, "AUTHORIZATION") {
+			t.Errorf("%s: %+v", text, res)
+		}
+	}
+	for _, text := range []string{"cat .git/config", "grep -r AUTHORIZATION .git", "cd .git && cat config", "ls -a .git | xargs -I{} cat .git/{}", "find .git -type f | xargs cat"} {
+		res := r.Run(context.Background(), text, runner.RunOptions{})
+		if strings.Contains(res.Stdout, "LEAK") || res.DeniedBy != "paths.deny" {
+			t.Errorf("%s: %+v", text, res)
+		}
+	}
+}

@@ -301,6 +301,8 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
       "jq -n 'include \"x\"; 1'",
       'jq -L/tmp . f.json',
       'strings @.env',
+      'cat .git/config',
+      'grep -r token .git',
     ],
   },
 }
