@@ -157,3 +157,23 @@ func TestGitStashShowKeepsToItsSummary(t *testing.T) {
 		t.Errorf("git diff of the stash: %+v", res)
 	}
 }
+
+// git config, git remote and git var print the credentials a CI checkout
+// leaves in .git/config: they are hidden, and rein says so.
+func TestGitConfigCredentialsAreHidden(t *testing.T) {
+	r, git := secretRepo(t)
+	git("config", "http.https://github.com/.extraheader", "AUTHORIZATION: basic TEVBSzpMRUFL")
+	git("remote", "add", "origin", "https://x-access-token:LEAKTOKEN@github.com/o/r.git")
+	for _, text := range []string{"git config --list", "git config -l --show-origin", "git remote -v", "git config --get remote.origin.url",
+		"git config --get-regexp 'http.*'", "git var -l", "timeout 5 git config --list", "git config -z -l | tr '\\0' '\\n'"} {
+		res := r.Run(context.Background(), text, runner.RunOptions{})
+		if strings.Contains(res.Stdout, "LEAK") || strings.Contains(res.Stdout, "TEVBSzpMRUFL") || !strings.Contains(res.Stdout, "***") ||
+			!strings.Contains(res.Stderr, "credentials in git's output were hidden") {
+			t.Errorf("%s: %+v", text, res)
+		}
+	}
+	res := r.RunArgv(context.Background(), []string{"git", "remote", "-v"}, runner.RunOptions{})
+	if strings.Contains(res.Stdout, "LEAK") || !strings.Contains(res.Stdout, "https://***@github.com/o/r.git") {
+		t.Errorf("execute_command git remote -v: %+v", res)
+	}
+}

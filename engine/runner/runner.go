@@ -198,7 +198,13 @@ func (r *Runner) exec(ctx context.Context, args []string, stdin io.Reader) error
 	if stdin == nil {
 		stdin = hc.Stdin
 	}
-	out, err := r.process(path, args, envList(hc.Env), hc.Dir, stdin, hc.Stdout, hc.Stderr).run(ctx)
+	stdout := hc.Stdout
+	if printsGitConfig(args) {
+		rw := &redactingWriter{w: hc.Stdout}
+		defer finishRedacting(rw, hc.Stderr)
+		stdout = rw
+	}
+	out, err := r.process(path, args, envList(hc.Env), hc.Dir, stdin, stdout, hc.Stderr).run(ctx)
 	if err != nil {
 		fmt.Fprintf(hc.Stderr, "rein: %v\n", err)
 	}
@@ -284,7 +290,16 @@ func (r *Runner) RunArgv(ctx context.Context, argv []string, opts RunOptions) *R
 	if d := r.guardResponseFiles(argv, dir); d != nil {
 		return Denied(d)
 	}
-	po, err := r.process(path, argv, envList, dir, stdin, stream{out, false}, stream{out, true}).run(ctx)
+	var stdout io.Writer = stream{out, false}
+	var rw *redactingWriter
+	if printsGitConfig(argv) {
+		rw = &redactingWriter{w: stdout}
+		stdout = rw
+	}
+	po, err := r.process(path, argv, envList, dir, stdin, stdout, stream{out, true}).run(ctx)
+	if rw != nil {
+		finishRedacting(rw, stream{out, true})
+	}
 	res := &Result{ExitCode: po.code, DurationMS: time.Since(start).Milliseconds()}
 	if err != nil {
 		fmt.Fprintf(stream{out, true}, "rein: %v\n", err)
