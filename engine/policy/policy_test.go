@@ -691,3 +691,23 @@ func TestGitConfigIsSecret(t *testing.T) {
 		t.Errorf("grep -r: %s", got)
 	}
 }
+
+// Where tools keep passwords and tokens besides the well-known folders, and
+// shell start-up files and histories, which often export or show one.
+func TestMoreCredentialFilesAreSecret(t *testing.T) {
+	p := presetPolicy(t, "readonly")
+	for _, f := range []string{"~/.gitconfig", "~/.config/git/credentials", "~/.pgpass", "~/.my.cnf", "~/.vault-token",
+		"~/.cargo/credentials.toml", "~/.gem/credentials", "~/.terraform.d/credentials.tfrc.json", "~/.m2/settings.xml",
+		"~/.gradle/gradle.properties", "~/.config/hub", "~/.password-store/x.gpg", "~/.local/share/keyrings/login.keyring",
+		"~/.bash_history", "~/.zsh_history", "~/.python_history", "~/.bashrc", "~/.profile", "~/.zshrc", "~/.config/fish/fish_variables",
+		"/home/dev/.bash_history"} {
+		if d := p.Check("cat " + f); d.Verdict != policy.Deny || d.Rule != "paths.deny" {
+			t.Errorf("cat %s: %s by %s (%s)", f, d.Verdict, d.Rule, d.Reason)
+		}
+	}
+	for _, f := range []string{"~/.vimrc", "~/.config/nvim/init.lua", "~/notes.txt", "README.md", "history.txt", ".bashrc"} {
+		if d := p.Check("cat " + f); d.Verdict != policy.Allow {
+			t.Errorf("cat %s: %s by %s (%s)", f, d.Verdict, d.Rule, d.Reason)
+		}
+	}
+}

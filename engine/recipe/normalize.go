@@ -15,6 +15,12 @@ var (
 	// SecretPaths are never readable or writable by commands or file tools.
 	SecretPaths = []string{"~/.ssh/**", "~/.aws/**", "~/.gnupg/**", "~/.config/gcloud/**", "~/.azure/**", "~/.kube/**",
 		"~/.docker/config.json", "~/.netrc", "~/.git-credentials", "~/.npmrc", "~/.pypirc", "~/.config/gh/**",
+		// More places tools keep passwords and tokens, and shell start-up
+		// files and histories (export TOKEN=... written or typed once).
+		"~/.gitconfig", "~/.config/git/**", "~/.pgpass", "~/.my.cnf", "~/.vault-token", "~/.cargo/credentials",
+		"~/.cargo/credentials.toml", "~/.gem/credentials", "~/.terraform.d/credentials.tfrc.json", "~/.m2/settings.xml",
+		"~/.gradle/gradle.properties", "~/.config/hub", "~/.password-store/**", "~/.local/share/keyrings/**", "~/.*_history",
+		"~/.bashrc", "~/.bash_profile", "~/.profile", "~/.zshrc", "~/.zshenv", "~/.zprofile", "~/.config/fish/**",
 		"**/.env", "**/.env.*", "**/*.pem", "**/*.key", "**/id_rsa*", "**/id_ed25519*", "**/id_ecdsa*",
 		// A repository's config holds credentials: the token CI checkouts
 		// leave as an http extraheader, passwords in remote URLs.
