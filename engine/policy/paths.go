@@ -35,6 +35,9 @@ type pathSet struct {
 	// then checked against a handful of globs, not all forty.
 	byTop    map[string][]int
 	otherTop []int
+	// multi lists the globs of several names that match anywhere
+	// (**/.git/config), which matchRelative and startsBelow try.
+	multi []int
 	// fold matches whatever the letters' case (folded sets only); win
 	// reads names as Windows opens them (windowsPath).
 	fold, win bool
@@ -49,6 +52,10 @@ type pathGlob struct {
 	anywhere []string
 	base     string
 	name     nameMatcher
+	// last is the last name of an anywhere glob of several names when it
+	// is literal (config of **/.git/config): a path with another base
+	// name cannot match.
+	last string
 }
 
 func newPathSet(patterns []string, workspace, home string) pathSet {
@@ -88,6 +95,12 @@ func newPathSet(patterns []string, workspace, home string) pathSet {
 			g.prefix = abs[:i]
 			if j := strings.LastIndexByte(g.prefix, '/'); j > 0 {
 				g.prefix = g.prefix[:j]
+			}
+		}
+		if g.anywhere != nil && g.base == "" {
+			ps.multi = append(ps.multi, len(ps.globs))
+			if last := g.anywhere[len(g.anywhere)-1]; !strings.ContainsAny(last, "*?[\\") {
+				g.last = last
 			}
 		}
 		ps.globs = append(ps.globs, g)
@@ -314,7 +327,7 @@ func (ps *pathSet) match(abs string) (string, bool) {
 			}
 			continue
 		}
-		if g.anywhere == nil && !strings.HasPrefix(abs, g.prefix) || g.anywhere != nil && !mayHold(abs, g.anywhere[len(g.anywhere)-1], ps.fold) {
+		if g.anywhere == nil && !strings.HasPrefix(abs, g.prefix) || g.last != "" && g.last != base {
 			continue
 		}
 		if split == nil {
@@ -453,13 +466,13 @@ func mayStartAtEnd(glob, dir []string) bool {
 // found clear, against the globs of several names that match anywhere
 // (**/.git/config): there, only the path's own names can.
 func (ps *pathSet) matchRelative(rel string) (string, bool) {
-	if !strings.Contains(rel, "/") && !strings.Contains(rel, `\`) {
+	if len(ps.multi) == 0 || !strings.Contains(rel, "/") && !strings.Contains(rel, `\`) {
 		return "", false // one name: only a **/NAME glob matches it
 	}
 	var segs []string
-	for i := range ps.globs {
+	for _, i := range ps.multi {
 		g := &ps.globs[i]
-		if g.anywhere == nil || g.base != "" || !mayHold(rel, g.anywhere[len(g.anywhere)-1], ps.fold) {
+		if !mayHold(rel, g.anywhere[len(g.anywhere)-1], ps.fold) {
 			continue
 		}
 		if segs == nil {
@@ -479,9 +492,9 @@ func (ps *pathSet) matchRelative(rel string) (string, bool) {
 // the glob's first names: .git holds .git/config.
 func (ps *pathSet) startsBelow(dir string) (string, bool) {
 	var segs []string
-	for i := range ps.globs {
+	for _, i := range ps.multi {
 		g := &ps.globs[i]
-		if g.anywhere == nil || g.base != "" || !mayHold(dir, g.anywhere[0], ps.fold) {
+		if !mayHold(dir, g.anywhere[0], ps.fold) {
 			continue
 		}
 		if segs == nil {
