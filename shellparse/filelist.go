@@ -82,7 +82,7 @@ func NameInputOf(c *Command) (NameInput, bool) {
 		return x, true
 	case "git":
 		// Objects named on input: echo HEAD:.env | git cat-file --batch.
-		if c.Sub == "cat-file" && slices.ContainsFunc(c.Argv, func(a string) bool { return strings.HasPrefix(a, "--batch") }) {
+		if GitSubcommand(c.Argv) == "cat-file" && slices.ContainsFunc(c.Argv, func(a string) bool { return strings.HasPrefix(a, "--batch") }) {
 			return fileList("-", false), true
 		}
 	}

@@ -28,6 +28,7 @@ func TestNameInputOf(t *testing.T) {
 		{"parallel cat", &NameInput{Replace: "{}", Command: []string{"cat"}}},
 		{"parallel cat ::: a b", nil},
 		{"git cat-file --batch", &NameInput{}},
+		{"git -C sub cat-file --batch-check", &NameInput{}},
 		{"git cat-file -p HEAD", nil},
 		{"sort names.txt", nil},
 	}

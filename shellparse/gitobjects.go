@@ -21,16 +21,8 @@ func GitObjectsOf(c *Command) (GitObjects, bool) {
 		return GitObjects{}, false
 	}
 	var g GitObjects
-	i := 1
-	for i < len(c.Argv) && strings.HasPrefix(c.Argv[i], "-") {
-		if gitGlobalValued[c.Argv[i]] && i+1 < len(c.Argv) {
-			if c.Argv[i] == "-C" {
-				g.Dirs = append(g.Dirs, c.Argv[i+1])
-			}
-			i++
-		}
-		i++
-	}
+	i, dirs := gitSubcommand(c.Argv)
+	g.Dirs = dirs
 	if i >= len(c.Argv) {
 		return GitObjects{}, false
 	}

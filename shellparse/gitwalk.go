@@ -26,18 +26,13 @@ import (
 // make it fail; of two files, it is left alone.
 // A nil stat knows of no files.
 func guardGit(argv, names []string, stat func(string) (fs.FileInfo, error)) ([]string, error) {
-	i, dir := 1, ""
-	for i < len(argv) && strings.HasPrefix(argv[i], "-") {
-		if gitGlobalValued[argv[i]] && i+1 < len(argv) {
-			if argv[i] == "-C" {
-				dir = joinDir(dir, argv[i+1])
-			}
-			i++
-		}
-		i++
-	}
+	i, dirs := gitSubcommand(argv)
 	if i >= len(argv) {
 		return argv, nil
+	}
+	dir := ""
+	for _, d := range dirs {
+		dir = joinDir(dir, d)
 	}
 	sub, valued := argv[i], gitRevValued
 	switch sub {
@@ -110,6 +105,33 @@ func guardGit(argv, names []string, stat func(string) (fs.FileInfo, error)) ([]s
 		}
 	}
 	return out, nil
+}
+
+// gitSubcommand returns where git's subcommand is in argv, after git's
+// own options (-C DIR, -c NAME=VALUE, --no-pager), and the folders -C
+// names, in order; len(argv) when there is no subcommand.
+func gitSubcommand(argv []string) (int, []string) {
+	var dirs []string
+	i := 1
+	for i < len(argv) && strings.HasPrefix(argv[i], "-") {
+		if gitGlobalValued[argv[i]] && i+1 < len(argv) {
+			if argv[i] == "-C" {
+				dirs = append(dirs, argv[i+1])
+			}
+			i++
+		}
+		i++
+	}
+	return i, dirs
+}
+
+// GitSubcommand returns git's subcommand in argv (config of git -C sub
+// config --list), or "".
+func GitSubcommand(argv []string) string {
+	if i, _ := gitSubcommand(argv); i < len(argv) {
+		return argv[i]
+	}
+	return ""
 }
 
 // Options whose value is the next word: git's own (before the

@@ -88,7 +88,7 @@ func TestGitObjectIDsOfFilesAreRefused(t *testing.T) {
 	for _, text := range []string{
 		"git show " + env[:7], "git show HEAD " + env, "git cat-file -p " + env, "git cat-file blob " + env[:10],
 		"git cat-file --filters --path=main.go " + env, "git show envtag", "git cat-file -p envtag^{}",
-		"echo " + env + " | git cat-file --batch", "printf 'contents " + env + "\\n' | git cat-file --batch-command",
+		"echo " + env + " | git cat-file --batch", "echo " + env + " | git -C . cat-file --batch", "printf 'contents " + env + "\\n' | git cat-file --batch-command",
 		"git ls-tree -r HEAD | cut -c13-52 | xargs git show", "git ls-tree HEAD | awk '{print $3}' | xargs -n1 git cat-file -p",
 		"git cat-file --batch-all-objects --batch",
 	} {
@@ -165,7 +165,7 @@ func TestGitConfigCredentialsAreHidden(t *testing.T) {
 	git("config", "http.https://github.com/.extraheader", "AUTHORIZATION: basic TEVBSzpMRUFL")
 	git("remote", "add", "origin", "https://x-access-token:LEAKTOKEN@github.com/o/r.git")
 	for _, text := range []string{"git config --list", "git config -l --show-origin", "git remote -v", "git config --get remote.origin.url",
-		"git config --get-regexp 'http.*'", "git var -l", "timeout 5 git config --list", "git config -z -l | tr '\\0' '\\n'"} {
+		"git config --get-regexp 'http.*'", "git var -l", "timeout 5 git config --list", "git -C . config --list", "git --no-pager remote -v", "git config -z -l | tr '\\0' '\\n'"} {
 		res := r.Run(context.Background(), text, runner.RunOptions{})
 		if strings.Contains(res.Stdout, "LEAK") || strings.Contains(res.Stdout, "TEVBSzpMRUFL") || !strings.Contains(res.Stdout, "***") ||
 			!strings.Contains(res.Stderr, "credentials in git's output were hidden") {

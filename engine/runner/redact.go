@@ -18,7 +18,10 @@ import (
 // wrappers, a git command that prints configuration values.
 func printsGitConfig(argv []string) bool {
 	for _, c := range shellparse.AnalyzeArgv(argv, nil).Commands {
-		if c.Name == "git" && (c.Sub == "config" || c.Sub == "remote" || c.Sub == "var") {
+		if c.Name != "git" {
+			continue
+		}
+		if sub := shellparse.GitSubcommand(c.Argv); sub == "config" || sub == "remote" || sub == "var" {
 			return true
 		}
 	}
