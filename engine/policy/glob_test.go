@@ -113,9 +113,11 @@ func TestMayNameNeverHidesAMatch(t *testing.T) {
 		{"**/secret[0-9].txt"},
 		{"**/*"},
 		{"**/a?c", "**/x"},
+		{"**/*.jks", "**/*.tfstate.backup", "**/*s", "**/*.p12"},
 	}
 	names := []string{"", ".env", ".env.local", ".environment", "a.pem", "pem", "id_rsa", "id_rsa.pub", "xid_rsa",
-		"secret1.txt", "secretx.txt", "abc", "x", "README.md", "-", ".", "m", "i"}
+		"secret1.txt", "secretx.txt", "abc", "x", "README.md", "-", ".", "m", "i", "a.jks", "jks", "ks", "s",
+		"x.tfstate.backup", "backup", "a.p12", "12", "2", "a.JKS", "\xffks", "files"}
 	for _, gs := range globs {
 		ps := newPathSet(gs, "/w", "/h")
 		for _, name := range names {

@@ -24,11 +24,14 @@ type pathSet struct {
 	globs     []pathGlob
 	names     []pathGlob // the **/NAME globs, checked against bare names
 	// nameEnds has bit 1 set for the first byte of each names literal or
-	// prefix and bit 2 for the last byte of each suffix: most words share
+	// prefix (and bit 2 for the last byte of a one-byte suffix);
+	// suffixPairs has, for the last byte of each longer suffix, a bit for
+	// the byte before it (.jks: bit 'k'&63 of ['s']). Most words match
 	// neither, and are cleared without trying every glob. nameAny is set
 	// when a names glob has no such byte (a[bc]d, *).
-	nameEnds [256]uint8
-	nameAny  bool
+	nameEnds    [256]uint8
+	suffixPairs [256]uint64
+	nameAny     bool
 	// byTop lists, for each top folder ("/home", "/etc") some glob names
 	// literally, the globs a path below it may match, in order; a path
 	// under any other top folder tries only otherTop. A path argument is
@@ -200,8 +203,11 @@ func (ps *pathSet) noteName(m nameMatcher) {
 	switch {
 	case m.literal == "" || m.kind == '?':
 		ps.nameAny = true
+	case m.kind == '$' && len(m.literal) == 1:
+		ps.nameEnds[m.literal[0]] |= 2
 	case m.kind == '$':
-		ps.nameEnds[m.literal[len(m.literal)-1]] |= 2
+		n := len(m.literal)
+		ps.suffixPairs[m.literal[n-1]] |= 1 << (m.literal[n-2] & 63)
 	default:
 		ps.nameEnds[m.literal[0]] |= 1
 	}
@@ -213,7 +219,9 @@ func (ps *pathSet) mayName(name string) bool {
 	if ps.nameAny {
 		return true
 	}
-	return name != "" && (ps.nameEnds[name[0]]&1 != 0 || ps.nameEnds[name[len(name)-1]]&2 != 0)
+	n := len(name)
+	return n > 0 && (ps.nameEnds[name[0]]&1 != 0 || ps.nameEnds[name[n-1]]&2 != 0 ||
+		n > 1 && ps.suffixPairs[name[n-1]]&(1<<(name[n-2]&63)) != 0)
 }
 
 // resolve makes an argument into an absolute, cleaned, slash-separated path.

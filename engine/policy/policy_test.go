@@ -455,7 +455,10 @@ func TestGuardSearch(t *testing.T) {
 			t.Errorf("%s: got %s, want it to end in %q", argv, got, suffix)
 		}
 	}
-	secrets := "( -name .env -o -name .env.* -o -name *.pem -o -name *.key -o -name id_rsa* -o -name id_ed25519* -o -name id_ecdsa* -o -path *.git/config ) -prune -o"
+	secrets := strings.TrimSuffix(strings.TrimPrefix(guardedText(t, p, []string{"find"}, nil), "find "), " -print")
+	if !strings.HasPrefix(secrets, "( -name .env -o -name .env.* -o -name *.pem ") || !strings.HasSuffix(secrets, " -o -path *.git/config ) -prune -o") {
+		t.Fatalf("find's prune group: %s", secrets)
+	}
 	for argv, want := range map[string]string{
 		"find":                              "find " + secrets + " -print",
 		"find .":                            "find . " + secrets + " -print",
@@ -700,12 +703,14 @@ func TestMoreCredentialFilesAreSecret(t *testing.T) {
 		"~/.cargo/credentials.toml", "~/.gem/credentials", "~/.terraform.d/credentials.tfrc.json", "~/.m2/settings.xml",
 		"~/.gradle/gradle.properties", "~/.config/hub", "~/.password-store/x.gpg", "~/.local/share/keyrings/login.keyring",
 		"~/.bash_history", "~/.zsh_history", "~/.python_history", "~/.bashrc", "~/.profile", "~/.zshrc", "~/.config/fish/fish_variables",
-		"/home/dev/.bash_history"} {
+		"/home/dev/.bash_history", ".envrc", "sub/.npmrc", ".netrc", ".pypirc", ".git-credentials", "certs/client.p12", "a.pfx",
+		"release.jks", "app.keystore", "terraform.tfstate", "infra/terraform.tfstate.backup", "CERT.P12x/../x.pem"} {
 		if d := p.Check("cat " + f); d.Verdict != policy.Deny || d.Rule != "paths.deny" {
 			t.Errorf("cat %s: %s by %s (%s)", f, d.Verdict, d.Rule, d.Reason)
 		}
 	}
-	for _, f := range []string{"~/.vimrc", "~/.config/nvim/init.lua", "~/notes.txt", "README.md", "history.txt", ".bashrc"} {
+	for _, f := range []string{"~/.vimrc", "~/.config/nvim/init.lua", "~/notes.txt", "README.md", "history.txt", ".bashrc",
+		"npmrc.md", "main.tf", "jks.go", "keystore.go", "state.tfstate.json"} {
 		if d := p.Check("cat " + f); d.Verdict != policy.Allow {
 			t.Errorf("cat %s: %s by %s (%s)", f, d.Verdict, d.Rule, d.Reason)
 		}

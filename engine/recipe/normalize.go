@@ -22,6 +22,10 @@ var (
 		"~/.gradle/gradle.properties", "~/.config/hub", "~/.password-store/**", "~/.local/share/keyrings/**", "~/.*_history",
 		"~/.bashrc", "~/.bash_profile", "~/.profile", "~/.zshrc", "~/.zshenv", "~/.zprofile", "~/.config/fish/**",
 		"**/.env", "**/.env.*", "**/*.pem", "**/*.key", "**/id_rsa*", "**/id_ed25519*", "**/id_ecdsa*",
+		// The same files kept in a project, and certificate stores and
+		// terraform state (which holds every secret it provisioned).
+		"**/.envrc", "**/.netrc", "**/.npmrc", "**/.pypirc", "**/.git-credentials", "**/*.p12", "**/*.pfx",
+		"**/*.jks", "**/*.keystore", "**/*.tfstate", "**/*.tfstate.backup",
 		// A repository's config holds credentials: the token CI checkouts
 		// leave as an http extraheader, passwords in remote URLs.
 		"**/.git/config",
