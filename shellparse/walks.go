@@ -52,10 +52,10 @@ var nonReaders = map[string]bool{
 // findExecReads reports whether find runs a program that reads the files
 // it is handed (-exec cat {} +, -exec sh -c ...).
 func findExecReads(c *Command) bool {
-	for i, w := range c.Words[:len(c.Words)-1] {
-		switch w.Value {
+	for i := 0; i+1 < len(c.Words); i++ { // by index: a Word is 40 bytes to copy
+		switch c.Words[i].Value {
 		case "-exec", "-execdir", "-ok", "-okdir":
-			next := c.Words[i+1]
+			next := &c.Words[i+1]
 			if next.Dynamic || !nonReaders[path.Base(next.Value)] {
 				return true
 			}
