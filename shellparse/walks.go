@@ -1,6 +1,7 @@
 package shellparse
 
 import (
+	"fmt"
 	"io/fs"
 	"path"
 	"path/filepath"
@@ -242,6 +243,14 @@ func guardProgram(argv []string, names []string, stat func(name string) (fs.File
 		return guardFind(argv, names), nil
 	case "git":
 		return guardGit(argv, names, stat)
+	case "tar", "gtar", "bsdtar":
+		// tar walks the folders it archives, and prints the members it
+		// extracts with -O; its exclusions must come before the operands.
+		var err error
+		if argv, err = modernTar(argv, names); err != nil {
+			return nil, err
+		}
+		option, folder = "--exclude=", "--exclude="
 	case "diff", "colordiff":
 		// Two folders are compared file by file (recursively with -r), a
 		// .env in both printed; diff of two files needs no exclusion
@@ -283,6 +292,25 @@ func guardProgram(argv []string, names []string, stat func(name string) (fs.File
 			out = append(out, excludes...)
 		}
 	}
+	return out, nil
+}
+
+// tarValueLetters are the letters of tar's old-style option bundle that
+// take the next word (tar cfb FILE 20: f takes FILE, b takes 20).
+const tarValueLetters = "bfCgKLNTVXHIF"
+
+// modernTar returns tar's argv with an old-style option bundle (tar cf -
+// .) written with a dash (-cf - .), which means the same when at most its
+// last letter takes a value, so that options may go in front of it.
+func modernTar(argv, names []string) ([]string, error) {
+	if len(argv) < 2 || argv[1] == "" || argv[1][0] == '-' {
+		return argv, nil
+	}
+	bundle := argv[1]
+	if i := strings.IndexAny(bundle, tarValueLetters); i >= 0 && i < len(bundle)-1 {
+		return nil, fmt.Errorf("tar %s: the letters of this option bundle take their values in order, and rein must put its exclusions of files named like secrets (%s) before it; write the options with dashes (tar -c -f FILE ...)", bundle, strings.Join(names, ", "))
+	}
+	out := append([]string{argv[0], "-" + bundle}, argv[2:]...)
 	return out, nil
 }
 

@@ -662,7 +662,19 @@ func TestGuardWrapped(t *testing.T) {
 			t.Errorf("%s:\n got %s\nwant %s", argv, got, want)
 		}
 	}
+	tarEx := strings.Replace(grepEx, "--exclude-dir=.git", "--exclude=.git", 1)
+	for argv, want := range map[string]string{
+		"tar -cf - .":   "tar " + tarEx + " -cf - .",
+		"tar cf - src":  "tar " + tarEx + " -cf - src",
+		"tar xOf a.tar": "tar " + tarEx + " -xOf a.tar",
+		"tar czvf":      "tar " + tarEx + " -czvf",
+	} {
+		if got := guardedText(t, p, strings.Fields(argv), nil); got != want {
+			t.Errorf("%s:\n got %s\nwant %s", argv, got, want)
+		}
+	}
 	for _, argv := range [][]string{
+		strings.Fields("tar cbf 20 - ."),
 		strings.Fields("xargs git show"), strings.Fields("xargs -n1 git diff HEAD~1"), strings.Fields("find . -exec git grep KEY {} +"),
 		strings.Fields("xargs timeout 5 git grep KEY"), strings.Fields("xargs find"), {"env", "-S", "grep -r KEY", "."},
 	} {

@@ -651,3 +651,24 @@ func TestWalksSkipGitConfig(t *testing.T) {
 		}
 	}
 }
+
+// tar walks what it archives and prints what it extracts with -O: a
+// recipe that allows it gets the exclusions before tar's operands, old
+// option bundles included.
+func TestTarSkipsSecretFiles(t *testing.T) {
+	needUnix(t)
+	if _, err := exec.LookPath("tar"); err != nil {
+		t.Skip("no tar")
+	}
+	r, dir := newRunner(t, "local rein = import 'rein.libsonnet';\nrein.presets.readonly + { programs+: { tar: rein.program('Archives') } }\n", nil)
+	secretFiles(t, dir)
+	for _, text := range []string{"tar -cf - . | tar -xOf -", "tar cf - . | tar xOf -", "tar -c -f - config main.go | tar -xO -f -"} {
+		res := r.Run(context.Background(), text, runner.RunOptions{})
+		if strings.Contains(res.Stdout, "LEAK") || !strings.Contains(res.Stdout, "package main") {
+			t.Errorf("%s: %+v", text, res)
+		}
+	}
+	if res := r.Run(context.Background(), "tar cbf 20 - .", runner.RunOptions{}); res.DeniedBy != "paths.deny" {
+		t.Errorf("tar cbf: %+v", res)
+	}
+}
