@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"fmt"
 	"path"
 	"slices"
 	"strings"
@@ -114,6 +115,7 @@ func TestMayNameNeverHidesAMatch(t *testing.T) {
 		{"**/*"},
 		{"**/a?c", "**/x"},
 		{"**/*.jks", "**/*.tfstate.backup", "**/*s", "**/*.p12"},
+		manyNameGlobs(70), // past the 64 the candidate bits can hold
 	}
 	names := []string{"", ".env", ".env.local", ".environment", "a.pem", "pem", "id_rsa", "id_rsa.pub", "xid_rsa",
 		"secret1.txt", "secretx.txt", "abc", "x", "README.md", "-", ".", "m", "i", "a.jks", "jks", "ks", "s",
@@ -284,4 +286,14 @@ func TestParseGuards(t *testing.T) {
 			t.Errorf("parseGuards(%s).rest = %q, want %q", src, g.rest, rest)
 		}
 	}
+}
+
+// manyNameGlobs are n base-name globs, the last ones matching names the
+// test tries.
+func manyNameGlobs(n int) []string {
+	out := make([]string, 0, n)
+	for i := 0; i < n-3; i++ {
+		out = append(out, fmt.Sprintf("**/name%d", i))
+	}
+	return append(out, "**/*.pem", "**/id_rsa*", "**/x")
 }

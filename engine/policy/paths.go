@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"math/bits"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -23,15 +24,15 @@ type pathSet struct {
 	home      string
 	globs     []pathGlob
 	names     []pathGlob // the **/NAME globs, checked against bare names
-	// nameEnds has bit 1 set for the first byte of each names literal or
-	// prefix (and bit 2 for the last byte of a one-byte suffix);
-	// suffixPairs has, for the last byte of each longer suffix, a bit for
-	// the byte before it (.jks: bit 'k'&63 of ['s']). Most words match
-	// neither, and are cleared without trying every glob. nameAny is set
-	// when a names glob has no such byte (a[bc]d, *).
-	nameEnds    [256]uint8
-	suffixPairs [256]uint64
-	nameAny     bool
+	// The names globs a word may match, as bits (bit i: names[i]): those
+	// whose literal or prefix starts with the word's first byte, those
+	// whose suffix ends with its last byte, and those that may match
+	// anything (a[bc]d, *). Most words get none, the others one or two:
+	// only those are tried. manyNames: more than 64, all are tried.
+	firstNames [256]uint64
+	lastNames  [256]uint64
+	anyNames   uint64
+	manyNames  bool
 	// byTop lists, for each top folder ("/home", "/etc") some glob names
 	// literally, the globs a path below it may match, in order; a path
 	// under any other top folder tries only otherTop. A path argument is
@@ -55,6 +56,8 @@ type pathGlob struct {
 	anywhere []string
 	base     string
 	name     nameMatcher
+	// nameIdx is where a **/NAME glob is in names.
+	nameIdx int
 	// last is the last name of an anywhere glob of several names when it
 	// is literal (config of **/.git/config): a path with another base
 	// name cannot match.
@@ -108,8 +111,9 @@ func newPathSet(patterns []string, workspace, home string) pathSet {
 		}
 		ps.globs = append(ps.globs, g)
 		if g.base != "" {
+			ps.noteName(len(ps.names), g.name)
+			ps.globs[len(ps.globs)-1].nameIdx = len(ps.names)
 			ps.names = append(ps.names, g)
-			ps.noteName(g.name)
 		}
 	}
 	ps.indexTops(tops)
@@ -199,30 +203,36 @@ func (ps *pathSet) indexTops(literalTop []string) {
 	}
 }
 
-func (ps *pathSet) noteName(m nameMatcher) {
+func (ps *pathSet) noteName(i int, m nameMatcher) {
+	if i >= 64 {
+		ps.manyNames = true
+		return
+	}
+	bit := uint64(1) << i
 	switch {
 	case m.literal == "" || m.kind == '?':
-		ps.nameAny = true
-	case m.kind == '$' && len(m.literal) == 1:
-		ps.nameEnds[m.literal[0]] |= 2
+		ps.anyNames |= bit
 	case m.kind == '$':
-		n := len(m.literal)
-		ps.suffixPairs[m.literal[n-1]] |= 1 << (m.literal[n-2] & 63)
+		ps.lastNames[m.literal[len(m.literal)-1]] |= bit
 	default:
-		ps.nameEnds[m.literal[0]] |= 1
+		ps.firstNames[m.literal[0]] |= bit
 	}
+}
+
+// nameCandidates are the names globs (as bits) that could match name.
+func (ps *pathSet) nameCandidates(name string) uint64 {
+	if ps.manyNames {
+		return ^uint64(0)
+	}
+	if name == "" {
+		return ps.anyNames
+	}
+	return ps.firstNames[name[0]] | ps.lastNames[name[len(name)-1]] | ps.anyNames
 }
 
 // mayName reports whether some names glob could match name: false is
 // certain, true needs the globs tried.
-func (ps *pathSet) mayName(name string) bool {
-	if ps.nameAny {
-		return true
-	}
-	n := len(name)
-	return n > 0 && (ps.nameEnds[name[0]]&1 != 0 || ps.nameEnds[name[n-1]]&2 != 0 ||
-		n > 1 && ps.suffixPairs[name[n-1]]&(1<<(name[n-2]&63)) != 0)
-}
+func (ps *pathSet) mayName(name string) bool { return ps.nameCandidates(name) != 0 }
 
 // resolve makes an argument into an absolute, cleaned, slash-separated path.
 func (ps *pathSet) resolve(arg, cwd string) string {
@@ -271,12 +281,18 @@ var procLink = regexp.MustCompile(`^/+proc/+[^/]+/+(task/+[^/]+/+)?(cwd|root|fd|
 // (callers resolve every name when the folder itself is a secret one).
 func (ps *pathSet) matchName(name string) (string, bool) {
 	name = ps.norm(name)
-	if !ps.mayName(name) {
+	if ps.manyNames {
+		for i := range ps.names {
+			if ps.names[i].name.match(name) {
+				return ps.names[i].raw, true
+			}
+		}
 		return "", false
 	}
-	for i := range ps.names {
-		if ps.names[i].name.match(name) {
-			return ps.names[i].raw, true
+	// The candidates in order, so that the first glob that matches is named.
+	for m := ps.nameCandidates(name); m != 0; m &= m - 1 {
+		if g := &ps.names[bits.TrailingZeros64(m)]; g.name.match(name) {
+			return g.raw, true
 		}
 	}
 	return "", false
@@ -322,7 +338,7 @@ func (ps *pathSet) match(abs string) (string, bool) {
 	abs = ps.norm(abs)
 	var split []string
 	base := path.Base(abs)
-	mayName := ps.mayName(base)
+	names := ps.nameCandidates(base)
 	candidates, ok := ps.byTop[topOf(abs)]
 	if !ok {
 		candidates = ps.otherTop
@@ -330,7 +346,7 @@ func (ps *pathSet) match(abs string) (string, bool) {
 	for _, i := range candidates {
 		g := &ps.globs[i]
 		if g.base != "" {
-			if mayName && g.name.match(base) {
+			if (g.nameIdx >= 64 || names&(1<<g.nameIdx) != 0) && g.name.match(base) {
 				return g.raw, true
 			}
 			continue
