@@ -56,8 +56,8 @@ type pathGlob struct {
 	anywhere []string
 	base     string
 	name     nameMatcher
-	// nameIdx is where a **/NAME glob is in names.
-	nameIdx int
+	// index is where the glob is in globs (for a **/NAME glob in names).
+	index int
 	// last is the last name of an anywhere glob of several names when it
 	// is literal (config of **/.git/config): a path with another base
 	// name cannot match.
@@ -111,8 +111,8 @@ func newPathSet(patterns []string, workspace, home string) pathSet {
 		}
 		ps.globs = append(ps.globs, g)
 		if g.base != "" {
+			g.index = len(ps.globs) - 1
 			ps.noteName(len(ps.names), g.name)
-			ps.globs[len(ps.globs)-1].nameIdx = len(ps.names)
 			ps.names = append(ps.names, g)
 		}
 	}
@@ -189,15 +189,16 @@ func (ps *pathSet) indexTops(literalTop []string) {
 			ps.byTop[top] = nil
 		}
 	}
+	// The **/NAME globs are left out: match tries them by base name.
 	for top := range ps.byTop {
 		for i := range ps.globs {
-			if literalTop[i] == "" || literalTop[i] == top {
+			if ps.globs[i].base == "" && (literalTop[i] == "" || literalTop[i] == top) {
 				ps.byTop[top] = append(ps.byTop[top], i)
 			}
 		}
 	}
 	for i := range ps.globs {
-		if literalTop[i] == "" {
+		if ps.globs[i].base == "" && literalTop[i] == "" {
 			ps.otherTop = append(ps.otherTop, i)
 		}
 	}
@@ -280,22 +281,30 @@ var procLink = regexp.MustCompile(`^/+proc/+[^/]+/+(task/+[^/]+/+)?(cwd|root|fd|
 // only globs of the form **/NAME can match a name in the working folder
 // (callers resolve every name when the folder itself is a secret one).
 func (ps *pathSet) matchName(name string) (string, bool) {
-	name = ps.norm(name)
+	if n := ps.firstName(ps.norm(name)); n >= 0 {
+		return ps.names[n].raw, true
+	}
+	return "", false
+}
+
+// firstName returns the first of names matching a (normalised) base name,
+// or -1.
+func (ps *pathSet) firstName(name string) int {
 	if ps.manyNames {
 		for i := range ps.names {
 			if ps.names[i].name.match(name) {
-				return ps.names[i].raw, true
+				return i
 			}
 		}
-		return "", false
+		return -1
 	}
 	// The candidates in order, so that the first glob that matches is named.
 	for m := ps.nameCandidates(name); m != 0; m &= m - 1 {
-		if g := &ps.names[bits.TrailingZeros64(m)]; g.name.match(name) {
-			return g.raw, true
+		if i := bits.TrailingZeros64(m); ps.names[i].name.match(name) {
+			return i
 		}
 	}
-	return "", false
+	return -1
 }
 
 // nameMatcher is a base-name glob compiled to its cheapest test.
@@ -338,19 +347,21 @@ func (ps *pathSet) match(abs string) (string, bool) {
 	abs = ps.norm(abs)
 	var split []string
 	base := path.Base(abs)
-	names := ps.nameCandidates(base)
+	// The first **/NAME glob the base name matches, then the first other
+	// glob before it, if one matches: the first glob in the set is named.
+	named := -1
+	if n := ps.firstName(base); n >= 0 {
+		named = ps.names[n].index
+	}
 	candidates, ok := ps.byTop[topOf(abs)]
 	if !ok {
 		candidates = ps.otherTop
 	}
 	for _, i := range candidates {
-		g := &ps.globs[i]
-		if g.base != "" {
-			if (g.nameIdx >= 64 || names&(1<<g.nameIdx) != 0) && g.name.match(base) {
-				return g.raw, true
-			}
-			continue
+		if named >= 0 && i > named {
+			break
 		}
+		g := &ps.globs[i]
 		if g.anywhere == nil && !strings.HasPrefix(abs, g.prefix) || g.last != "" && g.last != base {
 			continue
 		}
@@ -368,6 +379,9 @@ func (ps *pathSet) match(abs string) (string, bool) {
 		if matchSegments(g.segs, split) {
 			return g.raw, true
 		}
+	}
+	if named >= 0 {
+		return ps.globs[named].raw, true
 	}
 	return "", false
 }
