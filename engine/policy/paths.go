@@ -133,8 +133,16 @@ func (ps *pathSet) folded() pathSet {
 	return f
 }
 
-// norm is a path or name as the set compares it.
+// norm is a path or name as the set compares it (small, to be inlined:
+// most sets neither fold nor read Windows names).
 func (ps *pathSet) norm(s string) string {
+	if !ps.win && !ps.fold {
+		return s
+	}
+	return ps.normSlow(s)
+}
+
+func (ps *pathSet) normSlow(s string) string {
 	if ps.win {
 		s = windowsPath(s)
 	}
@@ -504,7 +512,7 @@ func mayStartAtEnd(glob, dir []string) bool {
 // found clear, against the globs of several names that match anywhere
 // (**/.git/config): there, only the path's own names can.
 func (ps *pathSet) matchRelative(rel string) (string, bool) {
-	if len(ps.multi) == 0 || !strings.Contains(rel, "/") && !strings.Contains(rel, `\`) {
+	if len(ps.multi) == 0 || !strings.Contains(rel, "/") && (!ps.win || !strings.Contains(rel, `\`)) {
 		return "", false // one name: only a **/NAME glob matches it
 	}
 	var segs []string
