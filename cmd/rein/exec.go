@@ -17,7 +17,7 @@ import (
 
 type execCmd struct {
 	Command []string      `arg:"" passthrough:"partial" help:"Shell text to run (quote it); put rein's flags first."`
-	JSON    bool          `help:"Print the result object instead of the live output."`
+	JSON    bool          `help:"Print the result object instead of the live output (a denial's too; with --dry-run, the decision)."`
 	Timeout time.Duration `help:"Stop the command after this long (default: the recipe's limits.timeout)."`
 	DryRun  bool          `name:"dry-run" help:"Vet and show the decision; run nothing."`
 	Yes     bool          `short:"y" help:"Approve commands whose verdict is ask. Never overrides deny."`
@@ -47,15 +47,25 @@ func (c *execCmd) Run(g *Globals, e *env) error {
 	text := strings.Join(c.Command, " ")
 	d := p.Check(text)
 	switch {
-	case d.Verdict == policy.Deny:
-		report.Decision(e.stderr, d)
+	case d.Verdict == policy.Deny || d.Verdict == policy.Ask && !c.Yes:
 		auditExec(e, db, p, text, d, nil)
+		if c.JSON {
+			// The result object a denial gets when it happens at run time.
+			if err := writeJSON(e.stdout, runner.Denied(d), true); err != nil {
+				return err
+			}
+		} else {
+			report.Decision(e.stderr, d)
+			if d.Verdict == policy.Ask {
+				fmt.Fprintln(e.stderr, "rein: this command needs confirmation; run again with --yes to approve it")
+			}
+		}
+		if d.Verdict == policy.Ask {
+			return codeError(exitAsk)
+		}
 		return codeError(exitDeny)
-	case d.Verdict == policy.Ask && !c.Yes:
-		report.Decision(e.stderr, d)
-		fmt.Fprintln(e.stderr, "rein: this command needs confirmation; run again with --yes to approve it")
-		auditExec(e, db, p, text, d, nil)
-		return codeError(exitAsk)
+	case c.DryRun && c.JSON:
+		return writeJSON(e.stdout, d, true) // the decision, as rein check --json prints it
 	case c.DryRun:
 		report.Decision(e.stdout, d)
 		fmt.Fprintln(e.stdout, "(dry run: nothing was run)")

@@ -236,6 +236,25 @@ func TestExec(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil || code != exitOK || res.Stdout != "hello\n" {
 		t.Errorf("json: exit %d %q %v", code, out, err)
 	}
+	// --json keeps to JSON when the command is refused before it runs, and
+	// for a dry run (the decision, as rein check --json prints it).
+	out, _, code = rein(t, dir, "", "exec", "--json", "cat .env")
+	var denied struct {
+		Error        string   `json:"error"`
+		DeniedBy     string   `json:"denied_by"`
+		Alternatives []string `json:"alternatives"`
+	}
+	if err := json.Unmarshal([]byte(out), &denied); err != nil || code != exitDeny || denied.DeniedBy != "paths.deny" ||
+		!strings.Contains(out, "git show <rev>") {
+		t.Errorf("json denial: exit %d %q %v", code, out, err)
+	}
+	out, _, code = rein(t, dir, "", "exec", "--json", "--dry-run", "cat README.md")
+	var decision struct {
+		Verdict string `json:"verdict"`
+	}
+	if err := json.Unmarshal([]byte(out), &decision); err != nil || code != exitOK || decision.Verdict != "allow" {
+		t.Errorf("json dry run: exit %d %q %v", code, out, err)
+	}
 	_, errOut, code = rein(t, dir, "", "exec", "--timeout", "300ms", "sleep 5")
 	if code != 124 || !strings.Contains(errOut, "timed out") {
 		t.Errorf("timeout: exit %d %q", code, errOut)

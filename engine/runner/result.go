@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -47,18 +48,29 @@ type errorResult struct {
 // (schemas/tool-result.schema.json).
 func (r *Result) MarshalJSON() ([]byte, error) {
 	if r.Error != "" {
-		return json.Marshal(errorResult{r.Error, r.DeniedBy, r.Alternatives})
+		return marshalPlain(errorResult{r.Error, r.DeniedBy, r.Alternatives})
 	}
-	return json.Marshal(outputResult{r.Stdout, r.Stderr, r.Combined, r.ExitCode, r.TimedOut, r.Truncated, r.DurationMS})
+	return marshalPlain(outputResult{r.Stdout, r.Stderr, r.Combined, r.ExitCode, r.TimedOut, r.Truncated, r.DurationMS})
+}
+
+// marshalPlain is json.Marshal without HTML escaping: a command's output
+// and the alternatives (git show <rev>) read as written, not as \u003c.
+func marshalPlain(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // Denied makes the error result for a decision that is not allow.
 func Denied(d *policy.Decision) *Result {
-	what := "denied"
+	msg := fmt.Sprintf("%s is denied by rule %s: %s", strings.TrimSpace(d.Command), d.Rule, d.Reason)
 	if d.Verdict == policy.Ask {
-		what = "needs confirmation, which was not given"
+		msg = fmt.Sprintf("%s needs confirmation, which was not given (rule %s: %s)", strings.TrimSpace(d.Command), d.Rule, d.Reason)
 	}
-	msg := fmt.Sprintf("%s is %s by rule %s: %s", strings.TrimSpace(d.Command), what, d.Rule, d.Reason)
 	if len(d.Alternatives) > 0 {
 		msg += "; allowed instead: " + strings.Join(d.Alternatives, ", ")
 	}
