@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/shellparse"
@@ -61,16 +62,18 @@ func (r *Runner) guardNameInput(ctx context.Context, argv []string, dir string, 
 	}
 	// Object ids on the input: git cat-file --batch, xargs git show. (The
 	// words hold each name in several readings: one of each will do.)
-	words = slices.Compact(slices.Sorted(slices.Values(words)))
-	receiver, names := x.Command, []string(nil)
-	if program == "git" {
-		receiver, names = argv, words
-	} else {
-		receiver = append(receiver[:len(receiver):len(receiver)], words...)
-	}
-	if d := r.guardGitObjects(ctx, receiver, dir, names); d != nil {
-		d.Command = shellparse.JoinArgv(argv)
-		return nil, d, nil
+	if program == "git" || slices.ContainsFunc(x.Command, func(a string) bool { return strings.TrimSuffix(filepath.Base(a), ".exe") == "git" }) {
+		words = slices.Compact(slices.Sorted(slices.Values(words)))
+		receiver, names := x.Command, []string(nil)
+		if program == "git" {
+			receiver, names = argv, words
+		} else {
+			receiver = append(receiver[:len(receiver):len(receiver)], words...)
+		}
+		if d := r.guardGitObjects(ctx, receiver, dir, names); d != nil {
+			d.Command = shellparse.JoinArgv(argv)
+			return nil, d, nil
+		}
 	}
 	if x.File != "" || stdin == nil {
 		return nil, nil, nil
