@@ -142,7 +142,10 @@ func programName(v string) string {
 	if strings.IndexByte(v, '/') < 0 && strings.IndexByte(v, '\\') < 0 {
 		return v // the common case: a bare name
 	}
-	return path.Base(strings.ReplaceAll(v, `\`, "/"))
+	if i := strings.LastIndexAny(v, `/\`); i < len(v)-1 {
+		return v[i+1:]
+	}
+	return path.Base(strings.ReplaceAll(v, `\`, "/")) // ends with a slash
 }
 
 // shortFlags holds "-a" … for ASCII letters and digits, so that splitting

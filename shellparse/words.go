@@ -466,10 +466,15 @@ func JoinArgv(argv []string) string {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		if needsQuotes(a) {
-			b.WriteString(Quote(a))
-		} else {
+		switch {
+		case !needsQuotes(a):
 			b.WriteString(a)
+		case strings.IndexByte(a, '\'') < 0:
+			b.WriteByte('\'') // quoted in place: no string built for it
+			b.WriteString(a)
+			b.WriteByte('\'')
+		default:
+			b.WriteString(Quote(a))
 		}
 	}
 	return b.String()

@@ -1,6 +1,11 @@
 package shellparse
 
-import "testing"
+import (
+	"path"
+	"slices"
+	"strings"
+	"testing"
+)
 
 func TestGlobDir(t *testing.T) {
 	tests := []struct {
@@ -61,6 +66,32 @@ func TestBareNameKnownFromAnalysis(t *testing.T) {
 	for s, want := range map[string]bool{"x": true, ".env": true, "": false, "..": false, "a..b": false, "a.b": true, "a/b": false, `a\b`: false, "~x": false, "a:b": false, "...": false} {
 		if got := IsBareName(s); got != want {
 			t.Errorf("IsBareName(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+func TestProgramNameIsBaseName(t *testing.T) {
+	for _, v := range []string{"git", "/usr/bin/git", `C:\Git\bin\git.exe`, "./x.sh", "a/b/", "/", "./", "", `a\`, "dir//", "a/b\\c", "..", "../x"} {
+		want := v
+		if strings.ContainsAny(v, `/\`) {
+			want = path.Base(strings.ReplaceAll(v, `\`, "/"))
+		}
+		if got := programName(v); got != want {
+			t.Errorf("programName(%q) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+// JoinArgv's text, read by the shell, is the argv again.
+func TestJoinArgvReadsBack(t *testing.T) {
+	for _, argv := range [][]string{
+		{"ls", "-la"}, {"echo", "a b", "x;y", "$HOME", "*.go"}, {"echo", "it's", `a"b`}, {"find", ".", "-exec", "rm", "{}", ""},
+		{"printf", "%s\n", "tab\there"}, {"x"},
+	} {
+		text := JoinArgv(argv)
+		s := Analyze(text)
+		if len(s.Commands) == 0 || !slices.Equal(s.Commands[0].Argv, argv) { // [0]: find -exec adds its inner command
+			t.Errorf("JoinArgv(%q) = %s, which reads back as %v", argv, text, s.Commands)
 		}
 	}
 }
