@@ -23,12 +23,15 @@ import (
 // an operand makes git fail (a path taken for a revision) or matches
 // nothing (a revision taken for a path); the exclusions hold either way.
 // git diff --no-index of two folders takes no pathspecs: the exclusions
-// make it fail; of two files, it is left alone.
+// make it fail; of two files, it is left alone. When more words follow
+// (follow: xargs git diff --), they are paths only after a -- of the
+// command's own: then they get no "." beside them; without one, the
+// rewrite needs the end of argv (atEnd) and the caller refuses it.
 // A nil stat knows of no files.
-func guardGit(argv, names []string, stat func(string) (fs.FileInfo, error)) ([]string, error) {
+func guardGit(argv, names []string, stat func(string) (fs.FileInfo, error), follow bool) (out []string, atEnd bool, err error) {
 	i, dirs := gitSubcommand(argv)
 	if i >= len(argv) {
-		return argv, nil
+		return argv, false, nil
 	}
 	dir := ""
 	for _, d := range dirs {
@@ -41,12 +44,13 @@ func guardGit(argv, names []string, stat func(string) (fs.FileInfo, error)) ([]s
 	case "diff", "show":
 	case "log", "whatchanged", "diff-tree":
 		if !slices.ContainsFunc(argv[i+1:], printsPatch) {
-			return argv, nil
+			return argv, false, nil
 		}
 	case "stash":
-		return guardStash(argv, i, names)
+		out, err := guardStash(argv, i, names)
+		return out, false, err
 	default:
-		return argv, nil
+		return argv, false, nil
 	}
 	isFile := func(a string) bool {
 		if stat == nil {
@@ -59,7 +63,7 @@ func guardGit(argv, names []string, stat func(string) (fs.FileInfo, error)) ([]s
 		return err == nil
 	}
 
-	out := append(make([]string, 0, len(argv)+len(names)+2), argv[:i+1]...)
+	out = append(make([]string, 0, len(argv)+len(names)+2), argv[:i+1]...)
 	var paths []string
 	// git grep's first operand is its pattern, unless -e or -f gave one,
 	// and its options end there; the others take options among revisions.
@@ -92,10 +96,15 @@ func guardGit(argv, names []string, stat func(string) (fs.FileInfo, error)) ([]s
 		}
 	}
 	if sub == "diff" && slices.Contains(out, "--no-index") && !slices.ContainsFunc(paths, func(a string) bool { return isFolder(stat, joinDir(dir, a)) }) {
-		return argv, nil // two files compared, both named: nothing else is read
+		return argv, false, nil // two files compared, both named: nothing else is read
 	}
 	out = append(out, "--")
-	if len(paths) == 0 {
+	switch {
+	case follow && !dashdash:
+		// The words to come would be read as revisions or paths, after
+		// rein's --: they cannot follow it.
+		atEnd = true
+	case len(paths) == 0 && !follow:
 		paths = append(paths, ".")
 	}
 	out = append(out, paths...)
@@ -104,7 +113,7 @@ func guardGit(argv, names []string, stat func(string) (fs.FileInfo, error)) ([]s
 			out = append(out, ":(exclude,glob)**/"+n)
 		}
 	}
-	return out, nil
+	return out, atEnd, nil
 }
 
 // gitSubcommand returns where git's subcommand is in argv, after git's
@@ -214,7 +223,7 @@ func guardStash(argv []string, i int, names []string) ([]string, error) {
 		return argv, nil
 	}
 	if slices.ContainsFunc(argv[i+2:], printsPatch) {
-		return nil, fmt.Errorf("git stash show -p prints the stashed changes of every file, those named like secrets (%s) too, and takes no pathspecs to leave them out; use git diff STASH^ STASH (for stash@{0}: git diff 'stash@{0}^' 'stash@{0}'), where rein leaves them out", strings.Join(names, ", "))
+		return nil, fmt.Errorf("git stash show -p prints the stashed changes of every file, those named like secrets (%s) too, and takes no pathspecs to leave them out; use git diff STASH^ STASH (for stash@{0}: git diff 'stash@{0}^' 'stash@{0}'), where rein leaves them out", someNames(names))
 	}
 	// A configured stash.showPatch would print the patch all the same.
 	out := append(slices.Clone(argv[:i]), "-c", "stash.showPatch=false")

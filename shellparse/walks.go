@@ -241,8 +241,6 @@ func guardProgram(argv []string, names []string, stat func(name string) (fs.File
 		folder = "--exclude="
 	case "find":
 		return guardFind(argv, names), nil
-	case "git":
-		return guardGit(argv, names, stat)
 	case "tar", "gtar", "bsdtar":
 		// tar walks the folders it archives, and prints the members it
 		// extracts with -O; its exclusions must come before the operands.
@@ -308,7 +306,7 @@ func modernTar(argv, names []string) ([]string, error) {
 	}
 	bundle := argv[1]
 	if i := strings.IndexAny(bundle, tarValueLetters); i >= 0 && i < len(bundle)-1 {
-		return nil, fmt.Errorf("tar %s: the letters of this option bundle take their values in order, and rein must put its exclusions of files named like secrets (%s) before it; write the options with dashes (tar -c -f FILE ...)", bundle, strings.Join(names, ", "))
+		return nil, fmt.Errorf("tar %s: the letters of this option bundle take their values in order, and rein must put its exclusions of files named like secrets (%s) before it; write the options with dashes (tar -c -f FILE ...)", bundle, someNames(names))
 	}
 	out := append([]string{argv[0], "-" + bundle}, argv[2:]...)
 	return out, nil

@@ -170,7 +170,14 @@ func (p *Policy) command(c *shellparse.Command, ev *evaluation, out *Result) str
 		return sub
 	}
 
-	// Allow.
+	// Allow, unless running it would refuse the walk it makes (xargs git
+	// show, git stash show -p): only what may be allowed is asked.
+	if e.walks && !c.Dynamic {
+		if err := shellparse.WalkRefusal(c.Argv, p.secretNames); err != nil {
+			*out = Result{Deny, "paths.deny", err.Error()}
+			return sub
+		}
+	}
 	for _, e := range entries {
 		if matchPrefix(e.tokens, c.Argv) {
 			*out = Result{Allow, e.rule, "listed in the catalog"}

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/reinsh/rein/engine/recipe"
+	"github.com/reinsh/rein/shellparse"
 )
 
 // nameTable is what a policy knows about each command name, found with one
@@ -26,6 +27,9 @@ type nameEntry struct {
 	each []*compiledRule
 	// catalog lists the catalog entries whose first token is the name.
 	catalog []catalogEntry
+	// walks: running the program, rein may refuse the walk it makes
+	// (shellparse.WalkMayRefuse), which vetting then says.
+	walks bool
 }
 
 func newNameTable(progs map[string]*recipe.Program, each []*compiledRule, catalog map[string][]catalogEntry) *nameTable {
@@ -40,6 +44,7 @@ func newNameTable(progs map[string]*recipe.Program, each []*compiledRule, catalo
 			}
 			slab = slab[:len(slab)+1]
 			e = &slab[len(slab)-1]
+			e.walks = shellparse.WalkMayRefuse(name)
 			t.byName[name] = e
 		}
 		return e

@@ -228,9 +228,13 @@ func TestGuardWrapped(t *testing.T) {
 		"timeout -s KILL 5 git diff HEAD~1":                "timeout -s KILL 5 git diff HEAD~1 -- ." + gitEx,
 		"find . -exec grep -r KEY {} +":                    "find . * ( -exec grep " + grepEx + " -r KEY {} + )",
 		"find . -type d -exec timeout 9 grep -rl KEY {} ;": "find . * ( -type d -exec timeout 9 grep " + grepEx + " -rl KEY {} ; )",
-		"xargs cat":               "xargs cat",
-		"timeout 5 ls -R":         "timeout 5 ls -R",
-		"xargs git log --oneline": "xargs git log --oneline",
+		"xargs cat":                       "xargs cat",
+		"timeout 5 ls -R":                 "timeout 5 ls -R",
+		"xargs git log --oneline":         "xargs git log --oneline",
+		"xargs git diff HEAD --":          "xargs git diff HEAD --" + gitEx,
+		"xargs -0 git grep -n KEY -- src": "xargs -0 git grep -n KEY -- src" + gitEx,
+		"xargs -I{} git show {}":          "xargs -I{} git show {} -- ." + gitEx,
+		"find . -exec git diff -- {} +":   "find . * ( -exec git diff --" + gitEx + " {} + )",
 	} {
 		got := guardedText(t, p, strings.Fields(argv), nil)
 		if before, after, star := strings.Cut(want, " * "); star {
@@ -263,6 +267,35 @@ func TestGuardWrapped(t *testing.T) {
 			t.Errorf("%s: runs as %q", argv, out)
 		} else if !strings.Contains(err.Error(), ".env") {
 			t.Errorf("%s: %v", argv, err)
+		}
+	}
+}
+
+// What running would refuse for want of a way to guard the walk, vetting
+// says already, with the same reason; the walks it can guard stay allowed.
+func TestVettingSaysWhatRunningRefuses(t *testing.T) {
+	p := presetPolicy(t, "git")
+	for _, text := range []string{"git stash show -p", "git log --format=%H | xargs git show", "find . -exec git grep x {} +",
+		"git rev-list --all | xargs -n1 git diff", "find . -type d -exec timeout 5 git log -p {} \\;"} {
+		d := p.Check(text)
+		if d.Verdict != policy.Deny || d.Rule != "paths.deny" {
+			t.Errorf("%s: %s by %s (%s)", text, d.Verdict, d.Rule, d.Reason)
+			continue
+		}
+		var argv []string
+		for _, c := range d.Commands {
+			if c.Rule == "paths.deny" {
+				argv = c.Argv
+				break
+			}
+		}
+		if _, err := p.GuardSearch(argv, nil); err == nil || err.Error() != d.Reason {
+			t.Errorf("%s: vetting says %q, running %v", text, d.Reason, err)
+		}
+	}
+	for _, text := range []string{"git stash show", "find . -name '*.go' | xargs grep -r x", "find . -exec grep -r x {} +", "git log --oneline | head"} {
+		if d := p.Check(text); d.Verdict != policy.Allow {
+			t.Errorf("%s: %s by %s (%s)", text, d.Verdict, d.Rule, d.Reason)
 		}
 	}
 }

@@ -303,6 +303,7 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
       'strings @.env',
       'cat .git/config',
       'grep -r token .git',
+      'git log --format=%H | xargs git show',
     ],
   },
 }
