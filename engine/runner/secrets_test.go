@@ -351,3 +351,57 @@ func TestTarSkipsSecretFiles(t *testing.T) {
 		t.Errorf("tar cbf: %+v", res)
 	}
 }
+
+// Every attack in testdata/leaks.txt (quoting, globs, redirects, /proc,
+// wrappers, xargs and find pipelines, git plumbing, object ids, response
+// files, ...) runs, under each preset, with asks approved, in a repository
+// holding secrets in files, in history and in .git/config: no output holds
+// one.
+func TestKnownLeaksStayClosed(t *testing.T) {
+	needUnix(t)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	text, err := os.ReadFile(filepath.Join("testdata", "leaks.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var attacks []string
+	for _, line := range strings.Split(string(text), "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			attacks = append(attacks, line)
+		}
+	}
+	for _, preset := range []string{"readonly", "git", "go"} {
+		r, dir := newRunner(t, preset, nil)
+		leakyRepo(t, dir)
+		for _, attack := range attacks {
+			res := r.Run(context.Background(), attack, runner.RunOptions{Approved: true, Stdin: strings.NewReader("")})
+			if out := res.Stdout + res.Stderr + res.Error; strings.Contains(out, "LEAK_") {
+				t.Errorf("%s: %s printed a secret:\n%s", preset, attack, out)
+			}
+		}
+	}
+}
+
+// leakyRepo makes dir a git repository whose secrets say LEAK_: a .env, a
+// key and a nested .env, committed, and a token in .git/config.
+func leakyRepo(t *testing.T, dir string) {
+	t.Helper()
+	for name, text := range map[string]string{".env": "API_KEY=LEAK_ENV", "src/.env": "TOKEN=LEAK_SRCENV",
+		"src/server.pem": "-----BEGIN LEAK_PEM-----", "src/main.go": "package main // main", "docs/readme.txt": "hello",
+		".gitignore": "node_modules\n.env"} {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-f", "-A"}, {"-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "x"},
+		{"config", "http.extraheader", "AUTHORIZATION: basic LEAK_HDR"}, {"stash", "list"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+}
