@@ -177,12 +177,31 @@ func TestGitConfigCredentialsAreHidden(t *testing.T) {
 		"git config --get-regexp 'http.*'", "git var -l", "timeout 5 git config --list", "git -C . config --list", "git --no-pager remote -v", "git config -z -l | tr '\\0' '\\n'"} {
 		res := r.Run(context.Background(), text, runner.RunOptions{})
 		if strings.Contains(res.Stdout, "LEAK") || strings.Contains(res.Stdout, "TEVBSzpMRUFL") || !strings.Contains(res.Stdout, "***") ||
-			!strings.Contains(res.Stderr, "credentials in git's output were hidden") {
+			!strings.Contains(res.Stderr, "credentials in the output were hidden") {
 			t.Errorf("%s: %+v", text, res)
 		}
 	}
 	res := r.RunArgv(context.Background(), []string{"git", "remote", "-v"}, runner.RunOptions{})
 	if strings.Contains(res.Stdout, "LEAK") || !strings.Contains(res.Stdout, "https://***@github.com/o/r.git") {
 		t.Errorf("execute_command git remote -v: %+v", res)
+	}
+}
+
+// env, printenv and go env print the environment rein passes on, where a
+// proxy or database URL may carry a password: hidden too. A command env
+// runs is not touched.
+func TestEnvironmentCredentialsAreHidden(t *testing.T) {
+	needUnix(t)
+	r, _ := newRunner(t, "readonly", []string{"GOPROXY=https://user:LEAKPROXY@proxy.example.com", "LANG=C", "PATH=" + os.Getenv("PATH")})
+	for _, text := range []string{"printenv GOPROXY", "env", "printenv"} {
+		res := r.Run(context.Background(), text, runner.RunOptions{})
+		if strings.Contains(res.Stdout, "LEAK") || !strings.Contains(res.Stdout, "https://***@proxy.example.com") ||
+			!strings.Contains(res.Stderr, "credentials in the output were hidden") {
+			t.Errorf("%s: %+v", text, res)
+		}
+	}
+	res := r.Run(context.Background(), "env LANG=C echo https://a:b@host", runner.RunOptions{})
+	if res.Stdout != "https://a:b@host\n" || res.Stderr != "" {
+		t.Errorf("a command under env: %+v", res)
 	}
 }

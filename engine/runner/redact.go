@@ -4,25 +4,41 @@ import (
 	"bytes"
 	"io"
 	"regexp"
+	"slices"
 
 	"github.com/reinsh/rein/shellparse"
 )
 
-// git config, git remote and git var print configuration, where
-// credentials live: the token a CI checkout leaves as an http extraheader
-// (AUTHORIZATION: basic ...), passwords and tokens in remote URLs
-// (https://user:token@host). .git/config itself is a secret path; what git
-// prints of it has the credentials hidden, line by line, and rein says so.
+// Commands that print configuration print where credentials live: git
+// config, git remote and git var the token a CI checkout leaves as an http
+// extraheader (AUTHORIZATION: basic ...) and passwords and tokens in remote
+// URLs (https://user:token@host); env, printenv and go env the same in a
+// GOPROXY or a database URL passed on; npm and pip config their registries.
+// .git/config itself is a secret path; what these print has the
+// credentials hidden, line by line, and rein says so. (Not every program's
+// output: a file printed with its credentials hidden would be written back
+// hidden by whoever edits it.)
 
-// printsGitConfig reports whether argv runs, directly or through
-// wrappers, a git command that prints configuration values.
-func printsGitConfig(argv []string) bool {
-	for _, c := range shellparse.AnalyzeArgv(argv, nil).Commands {
-		if c.Name != "git" {
-			continue
-		}
-		if sub := shellparse.GitSubcommand(c.Argv); sub == "config" || sub == "remote" || sub == "var" {
+// printsConfiguration reports whether argv runs, directly or through
+// wrappers, a command that prints configuration values.
+func printsConfiguration(argv []string) bool {
+	cmds := shellparse.AnalyzeArgv(argv, nil).Commands
+	for _, c := range cmds {
+		switch c.Name {
+		case "git":
+			if sub := shellparse.GitSubcommand(c.Argv); sub == "config" || sub == "remote" || sub == "var" {
+				return true
+			}
+		case "printenv":
 			return true
+		case "env":
+			if !slices.ContainsFunc(cmds, func(inner *shellparse.Command) bool { return slices.Contains(inner.Via, "env") }) {
+				return true // env running no command prints the environment
+			}
+		case "go", "npm", "pnpm", "yarn", "pip", "pip3":
+			if c.Sub == "env" || c.Sub == "config" {
+				return true
+			}
 		}
 	}
 	return false
@@ -88,7 +104,7 @@ func (r *redactingWriter) Close() error {
 }
 
 // hiddenNote is what rein adds to standard error when it hid credentials.
-const hiddenNote = "rein: credentials in git's output were hidden (passwords and tokens in URLs, Authorization headers)\n"
+const hiddenNote = "rein: credentials in the output were hidden (passwords and tokens in URLs, Authorization headers)\n"
 
 // finishRedacting passes on the last line and notes on stderr that
 // credentials were hidden, if they were.

@@ -199,7 +199,7 @@ func (r *Runner) exec(ctx context.Context, args []string, stdin io.Reader) error
 		stdin = hc.Stdin
 	}
 	stdout := hc.Stdout
-	if printsGitConfig(args) {
+	if printsConfiguration(args) {
 		rw := &redactingWriter{w: hc.Stdout}
 		defer finishRedacting(rw, hc.Stderr)
 		stdout = rw
@@ -292,7 +292,7 @@ func (r *Runner) RunArgv(ctx context.Context, argv []string, opts RunOptions) *R
 	}
 	var stdout io.Writer = stream{out, false}
 	var rw *redactingWriter
-	if printsGitConfig(argv) {
+	if printsConfiguration(argv) {
 		rw = &redactingWriter{w: stdout}
 		stdout = rw
 	}
