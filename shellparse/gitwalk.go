@@ -56,10 +56,7 @@ func guardGit(argv, names []string, stat func(string) (fs.FileInfo, error), foll
 		if stat == nil {
 			return false
 		}
-		if dir != "" && !filepath.IsAbs(a) {
-			a = filepath.Join(dir, a)
-		}
-		_, err := stat(a)
+		_, err := stat(joinDir(dir, a))
 		return err == nil
 	}
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -35,6 +34,9 @@ var (
 		"--ignore-file": true, "--sort": true, "--sortr": true, "--max-filesize": true, "--replace": true,
 		"--path-separator": true, "--pre-glob": true,
 	}
+	// The short flags of grep and rg that take a value, in clusters too
+	// (-e PATTERN, -ie PATTERN).
+	grepValued, ripgrepValued = "defmABCD", "efgtTABCmjMEdr"
 	// The other searchers differ in the rest (ack -r recurses, rg -r
 	// replaces), so only their context and count flags are taken as valued.
 	contextValueFlags = map[string]bool{"-A": true, "-B": true, "-C": true, "-m": true}
@@ -220,7 +222,7 @@ func guardProgram(argv []string, names []string, stat func(name string) (fs.File
 	// path name (.git/config) is kept out: its whole first folder is.
 	var option, folder string
 	var includes func(string) (include, valueNext bool)
-	switch path.Base(filepath.ToSlash(argv[0])) {
+	switch walkerName(argv[0]) {
 	case "grep", "egrep", "fgrep", "zgrep", "zegrep", "zfgrep", "ugrep":
 		words := make([]Word, len(argv))
 		for i, a := range argv {
@@ -229,11 +231,11 @@ func guardProgram(argv []string, names []string, stat func(name string) (fs.File
 		if !grepRecursive(&Command{Words: words}) {
 			return argv, nil
 		}
-		argv, option = unfollow(argv, 'R', 'r', "defmABCD", map[string]string{"--dereference-recursive": "--recursive"}), "--exclude="
+		argv, option = unfollow(argv, 'R', 'r', grepValued, map[string]string{"--dereference-recursive": "--recursive"}), "--exclude="
 		folder = "--exclude-dir="
 		includes = grepInclude
 	case "rg":
-		argv, option = unfollow(argv, 'L', 0, "efgtTABCmjMEdr", map[string]string{"--follow": ""}), "--glob=!"
+		argv, option = unfollow(argv, 'L', 0, ripgrepValued, map[string]string{"--follow": ""}), "--glob=!"
 		folder = "--glob=!"
 		includes = ripgrepInclude
 	case "fd", "fdfind":
@@ -315,7 +317,7 @@ func modernTar(argv, names []string) ([]string, error) {
 // grepInclude reports whether a grep argument is --include, and whether
 // the next word is its value (or that of another flag).
 func grepInclude(a string) (include, valueNext bool) {
-	return a == "--include" || strings.HasPrefix(a, "--include="), a == "--include" || flagValueNext(a, "defmABCD", grepValueFlags)
+	return a == "--include" || strings.HasPrefix(a, "--include="), a == "--include" || flagValueNext(a, grepValued, grepValueFlags)
 }
 
 // ripgrepInclude reports whether an rg argument is a glob (--glob,
@@ -324,11 +326,11 @@ func grepInclude(a string) (include, valueNext bool) {
 func ripgrepInclude(a string) (include, valueNext bool) {
 	include = a == "--glob" || a == "--iglob" || strings.HasPrefix(a, "--glob=") || strings.HasPrefix(a, "--iglob=")
 	if len(a) > 1 && a[0] == '-' && a[1] != '-' {
-		if j := strings.IndexAny(a, "efgtTABCmjMEdr"); j > 0 {
+		if j := strings.IndexAny(a, ripgrepValued); j > 0 {
 			include = a[j] == 'g'
 		}
 	}
-	return include, flagValueNext(a, "efgtTABCmjMEdr", ripgrepValueFlags)
+	return include, flagValueNext(a, ripgrepValued, ripgrepValueFlags)
 }
 
 // flagValueNext reports whether the word after a is a's value: a is a long

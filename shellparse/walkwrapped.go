@@ -38,8 +38,8 @@ func walkWithout(argv []string, names []string, stat func(string) (fs.FileInfo, 
 	if len(argv) == 0 || len(names) == 0 {
 		return argv, false, nil
 	}
-	name := path.Base(filepath.ToSlash(argv[0]))
-	if syn, ok := wrappers[name]; ok && name != "ssh" {
+	name := walkerName(argv[0])
+	if syn, ok := runsAfterOptions(name); ok {
 		return walkWrapped(argv, name, syn, names, stat, follow)
 	}
 	if name == "git" {
@@ -143,8 +143,18 @@ func WalkMayRefuse(program string) bool {
 	case "git", "tar", "gtar", "bsdtar", "find":
 		return true
 	}
-	_, wraps := wrappers[program]
-	return wraps && program != "ssh"
+	_, wraps := runsAfterOptions(program)
+	return wraps
+}
+
+// walkerName is the program argv[0] starts, as the walk guards name it.
+func walkerName(argv0 string) string { return path.Base(filepath.ToSlash(argv0)) }
+
+// runsAfterOptions returns the option syntax of a wrapper whose command
+// follows its options on the same machine (ssh's runs elsewhere).
+func runsAfterOptions(program string) (optionSyntax, bool) {
+	syn, ok := wrappers[program]
+	return syn, ok && program != "ssh"
 }
 
 // WalkRefusal returns the error WalkWithout would refuse a static argv
@@ -155,18 +165,17 @@ func WalkRefusal(argv []string, names []string) error {
 	if len(argv) == 0 || len(names) == 0 {
 		return nil
 	}
-	switch programName(argv[0]) {
-	case "tar", "gtar", "bsdtar":
-	default:
+	switch name := walkerName(argv[0]); {
+	case name == "find":
 		if !slices.ContainsFunc(argv[1:], mayBeRefused) {
 			return nil
 		}
-	}
-	if path.Base(filepath.ToSlash(argv[0])) != "find" {
-		_, _, err := walkWithout(argv, names, nil, false)
+		_, err := guardFindExec(argv, names, nil)
 		return err
+	case name != "tar" && name != "gtar" && name != "bsdtar" && !slices.ContainsFunc(argv[1:], mayBeRefused):
+		return nil
 	}
-	_, err := guardFindExec(argv, names, nil)
+	_, _, err := walkWithout(argv, names, nil, false)
 	return err
 }
 

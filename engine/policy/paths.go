@@ -239,10 +239,6 @@ func (ps *pathSet) nameCandidates(name string) uint64 {
 	return ps.firstNames[name[0]] | ps.lastNames[name[len(name)-1]] | ps.anyNames
 }
 
-// mayName reports whether some names glob could match name: false is
-// certain, true needs the globs tried.
-func (ps *pathSet) mayName(name string) bool { return ps.nameCandidates(name) != 0 }
-
 // resolve makes an argument into an absolute, cleaned, slash-separated path.
 func (ps *pathSet) resolve(arg, cwd string) string {
 	p := filepath.ToSlash(arg)
