@@ -10,7 +10,6 @@ import (
 	"mvdan.cc/sh/v3/interp"
 
 	"github.com/reinsh/rein/engine/policy"
-	"github.com/reinsh/rein/shellparse"
 )
 
 // runChecks are the run-time checks of one interpretation: the handlers the
@@ -72,16 +71,16 @@ func (c *runChecks) call(ctx context.Context, args []string) ([]string, error) {
 func (r *Runner) guardWalk(argv []string, dir string) ([]string, *policy.Decision) {
 	guarded, err := r.policy.GuardSearch(argv, statIn(dir))
 	if err != nil {
-		return nil, &policy.Decision{Command: shellparse.JoinArgv(argv), Verdict: policy.Deny, Rule: "paths.deny", Reason: err.Error()}
+		return nil, pathsDenial(argv, "%s", err)
 	}
 	return guarded, nil
 }
 
-// exec starts a program, after checking the file names it takes from its
-// input (xargs, sort --files0-from=-, ...).
+// exec starts a program, after checking what it reads that its argv does
+// not say (guardStart).
 func (c *runChecks) exec(ctx context.Context, args []string) error {
 	r, hc := c.runner, interp.HandlerCtx(ctx)
-	stdin, refused, err := r.guardNameInput(ctx, args, hc.Dir, hc.Stdin)
+	stdin, refused, err := r.guardStart(ctx, args, hc.Dir, hc.Stdin)
 	switch {
 	case refused != nil:
 		return c.refuse(refused)
@@ -89,13 +88,26 @@ func (c *runChecks) exec(ctx context.Context, args []string) error {
 		fmt.Fprintf(hc.Stderr, "rein: %v\n", err)
 		return interp.ExitStatus(126)
 	}
-	if d := r.guardGitObjects(ctx, args, hc.Dir, nil); d != nil {
-		return c.refuse(d)
-	}
-	if d := r.guardResponseFiles(args, hc.Dir); d != nil {
-		return c.refuse(d)
-	}
 	return r.exec(ctx, args, stdin)
+}
+
+// guardStart checks what a program about to start reads that its argv does
+// not say: file names on its input (xargs, sort --files0-from=-), objects
+// it names by id (git show ID) and response files (strings @FILE). It
+// returns the reader the program gets instead of stdin (nil: stdin), a
+// denial, or why the input could not be checked.
+func (r *Runner) guardStart(ctx context.Context, argv []string, dir string, stdin io.Reader) (io.Reader, *policy.Decision, error) {
+	guarded, refused, err := r.guardNameInput(ctx, argv, dir, stdin)
+	if refused != nil || err != nil {
+		return nil, refused, err
+	}
+	if d := r.guardGitObjects(ctx, argv, dir, nil); d != nil {
+		return nil, d, nil
+	}
+	if d := r.guardResponseFiles(argv, dir); d != nil {
+		return nil, d, nil
+	}
+	return guarded, nil, nil
 }
 
 // open enforces the redirect rules on every file the shell opens, also as

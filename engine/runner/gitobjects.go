@@ -33,12 +33,8 @@ func (r *Runner) guardGitObjects(ctx context.Context, argv []string, dir string,
 		if !ok {
 			continue
 		}
-		deny := func(format string, args ...any) *policy.Decision {
-			return &policy.Decision{Command: shellparse.JoinArgv(argv), Verdict: policy.Deny, Rule: "paths.deny",
-				Reason: fmt.Sprintf(format, args...)}
-		}
 		if g.All {
-			return deny("%s prints every object in the repository, the contents of committed secret files among them; name the objects you need", shellparse.JoinArgv(c.Argv))
+			return pathsDenial(argv, "%s prints every object in the repository, the contents of committed secret files among them; name the objects you need", shellparse.JoinArgv(c.Argv))
 		}
 		names := g.Names
 		if g.Input {
@@ -50,9 +46,9 @@ func (r *Runner) guardGitObjects(ctx context.Context, argv []string, dir string,
 		blob, err := r.firstBlob(ctx, dir, g.Dirs, names)
 		switch {
 		case err != nil:
-			return deny("rein could not ask git what %s names (%v), and an object id can name a secret file's contents", shellparse.JoinArgv(c.Argv), err)
+			return pathsDenial(argv, "rein could not ask git what %s names (%v), and an object id can name a secret file's contents", shellparse.JoinArgv(c.Argv), err)
 		case blob != "":
-			return deny("%s is the object id of a file's contents, and rein cannot tell which file (a committed .env?); name the file as REV:PATH, e.g. git show HEAD:path/to/file", blob)
+			return pathsDenial(argv, "%s is the object id of a file's contents, and rein cannot tell which file (a committed .env?); name the file as REV:PATH, e.g. git show HEAD:path/to/file", blob)
 		}
 	}
 	return nil

@@ -93,10 +93,5 @@ func resolveIn(path, dir string) string {
 // statIn stats names as a program running in dir finds them (GuardSearch
 // tells a path from a git revision, a folder from a file, that way).
 func statIn(dir string) func(string) (fs.FileInfo, error) {
-	return func(name string) (fs.FileInfo, error) {
-		if !filepath.IsAbs(name) {
-			name = filepath.Join(dir, name)
-		}
-		return os.Stat(name)
-	}
+	return func(name string) (fs.FileInfo, error) { return os.Stat(resolveIn(name, dir)) }
 }

@@ -53,12 +53,9 @@ func (r *Runner) guardNameInput(ctx context.Context, argv []string, dir string, 
 		return nil, nil, fmt.Errorf("cannot check the file names %s reads: %w", program, err)
 	}
 	p := r.policy.In(dir)
-	deny := func(reason string) *policy.Decision {
-		return &policy.Decision{Command: shellparse.JoinArgv(argv), Verdict: policy.Deny, Rule: "paths.deny", Reason: reason}
-	}
 	words := x.Words(input)
 	if why := secretAmong(p, words, dir); why != "" {
-		return nil, deny(fmt.Sprintf("the file list given to %s names %s", program, why)), nil
+		return nil, pathsDenial(argv, "the file list given to %s names %s", program, why), nil
 	}
 	// Object ids on the input: git cat-file --batch, xargs git show. (The
 	// words hold each name in several readings: one of each will do.)
@@ -134,12 +131,10 @@ func (r *Runner) guardResponseFiles(argv []string, dir string) *policy.Decision 
 		files := shellparse.ResponseFiles(c)
 		for i := 0; i < len(files); i++ {
 			if i == maxResponseFiles {
-				return &policy.Decision{Command: shellparse.JoinArgv(argv), Verdict: policy.Deny, Rule: "paths.deny",
-					Reason: fmt.Sprintf("%s names more than %d response files (@FILE) for rein to check", c.Name, maxResponseFiles)}
+				return pathsDenial(argv, "%s names more than %d response files (@FILE) for rein to check", c.Name, maxResponseFiles)
 			}
 			if why := secretAmong(p, files[i:i+1], dir); why != "" {
-				return &policy.Decision{Command: shellparse.JoinArgv(argv), Verdict: policy.Deny, Rule: "paths.deny",
-					Reason: fmt.Sprintf("%s reads the response file @%s", c.Name, why)}
+				return pathsDenial(argv, "%s reads the response file @%s", c.Name, why)
 			}
 			input, err := readFile(resolveIn(files[i], dir))
 			if err != nil {
@@ -147,8 +142,7 @@ func (r *Runner) guardResponseFiles(argv []string, dir string) *policy.Decision 
 			}
 			words := shellparse.NameInput{}.Words(input)
 			if why := secretAmong(p, words, dir); why != "" {
-				return &policy.Decision{Command: shellparse.JoinArgv(argv), Verdict: policy.Deny, Rule: "paths.deny",
-					Reason: fmt.Sprintf("the response file @%s given to %s names %s", files[i], c.Name, why)}
+				return pathsDenial(argv, "the response file @%s given to %s names %s", files[i], c.Name, why)
 			}
 			for _, w := range words {
 				if len(w) > 1 && w[0] == '@' {
@@ -158,4 +152,10 @@ func (r *Runner) guardResponseFiles(argv []string, dir string) *policy.Decision 
 		}
 	}
 	return nil
+}
+
+// pathsDenial is the decision of a run-time guard that refuses argv for
+// what it would read (rule paths.deny, as vetting names it).
+func pathsDenial(argv []string, format string, args ...any) *policy.Decision {
+	return &policy.Decision{Command: shellparse.JoinArgv(argv), Verdict: policy.Deny, Rule: "paths.deny", Reason: fmt.Sprintf(format, args...)}
 }

@@ -275,7 +275,7 @@ func (r *Runner) RunArgv(ctx context.Context, argv []string, opts RunOptions) *R
 		return Failed("%v", err)
 	}
 	defer done()
-	guarded, refused, err := r.guardNameInput(ctx, argv, dir, stdin)
+	guarded, refused, err := r.guardStart(ctx, argv, dir, stdin)
 	switch {
 	case refused != nil:
 		return Denied(refused)
@@ -283,12 +283,6 @@ func (r *Runner) RunArgv(ctx context.Context, argv []string, opts RunOptions) *R
 		return Failed("%v", err)
 	case guarded != nil:
 		stdin = guarded
-	}
-	if d := r.guardGitObjects(ctx, argv, dir, nil); d != nil {
-		return Denied(d)
-	}
-	if d := r.guardResponseFiles(argv, dir); d != nil {
-		return Denied(d)
 	}
 	var stdout io.Writer = stream{out, false}
 	var rw *redactingWriter
