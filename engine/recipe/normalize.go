@@ -13,14 +13,12 @@ import (
 // Built-in defaults, applied under every recipe.
 var (
 	// SecretPaths are never readable or writable by commands or file tools.
-	SecretPaths = []string{"~/.ssh/**", "~/.aws/**", "~/.gnupg/**", "~/.config/gcloud/**", "~/.azure/**", "~/.kube/**",
+	SecretPaths = append([]string{"~/.ssh/**", "~/.aws/**", "~/.gnupg/**", "~/.config/gcloud/**", "~/.azure/**", "~/.kube/**",
 		"~/.docker/config.json", "~/.netrc", "~/.git-credentials", "~/.npmrc", "~/.pypirc", "~/.config/gh/**",
-		// More places tools keep passwords and tokens, and shell start-up
-		// files and histories (export TOKEN=... written or typed once).
-		"~/.gitconfig", "~/.config/git/**", "~/.pgpass", "~/.my.cnf", "~/.vault-token", "~/.cargo/credentials",
-		"~/.cargo/credentials.toml", "~/.gem/credentials", "~/.terraform.d/credentials.tfrc.json", "~/.m2/settings.xml",
-		"~/.gradle/gradle.properties", "~/.config/hub", "~/.password-store/**", "~/.local/share/keyrings/**", "~/.*_history",
-		"~/.bashrc", "~/.bash_profile", "~/.profile", "~/.zshrc", "~/.zshenv", "~/.zprofile", "~/.config/fish/**",
+		// More places tools keep passwords and tokens, and shell histories
+		// (export TOKEN=... typed once); ToolConfig is added below.
+		"~/.vault-token", "~/.cargo/credentials", "~/.cargo/credentials.toml", "~/.gem/credentials",
+		"~/.terraform.d/credentials.tfrc.json", "~/.config/hub", "~/.password-store/**", "~/.local/share/keyrings/**", "~/.*_history",
 		"**/.env", "**/.env.*", "**/*.pem", "**/*.key", "**/id_rsa*", "**/id_ed25519*", "**/id_ecdsa*",
 		// The same files kept in a project, and certificate stores and
 		// terraform state (which holds every secret it provisioned).
@@ -39,7 +37,17 @@ var (
 		// file the process can (/proc/PID/root/home/u/.ssh/id_rsa).
 		"/proc/**/environ", "/proc/**/mem", "/proc/**/root/**", "/proc/**/cwd/**", "/proc/**/fd/**", "/proc/**/map_files/**",
 		// rein's own record: every session's transcript, from every repository.
-		"~/.local/state/rein/**"}
+		"~/.local/state/rein/**"}, ToolConfig...)
+	// ToolConfig are secrets that the programs rein runs read for their
+	// own configuration: git its ~/.gitconfig, shells their start-up files
+	// (export TOKEN=... lives there), maven and gradle their settings,
+	// database clients their password files. Naming them is refused like
+	// any secret; the sandbox leaves them readable, as hiding them would
+	// break those programs (git warns on every command and loses the
+	// user's identity).
+	ToolConfig = []string{"~/.gitconfig", "~/.config/git/**", "~/.m2/settings.xml", "~/.gradle/gradle.properties",
+		"~/.pgpass", "~/.my.cnf", "~/.bashrc", "~/.bash_profile", "~/.profile", "~/.zshrc", "~/.zshenv", "~/.zprofile",
+		"~/.config/fish/**"}
 	// SecretEnv are environment variables executed commands never see.
 	SecretEnv = []string{"*_API_KEY", "*_APIKEY", "*TOKEN*", "*SECRET*", "*PASSWORD*", "*PASSWD*", "*CREDENTIAL*", "*_PRIVATE_KEY", "AWS_*", "AZURE_*", "GOOGLE_APPLICATION_CREDENTIALS"}
 	// PassEnv are passed to executed commands unless a recipe says otherwise.

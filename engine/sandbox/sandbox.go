@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/reinsh/rein/engine/recipe"
@@ -169,8 +170,8 @@ func hidden(globs []string, workspace string) []string {
 		if !strings.HasPrefix(g, "~/") && !strings.HasPrefix(g, "/") {
 			continue // relative and **/ globs match anywhere: analysis handles those
 		}
-		if toolConfig[g] {
-			continue
+		if slices.Contains(recipe.ToolConfig, g) {
+			continue // read by the programs that use it: only naming it is refused
 		}
 		g = strings.TrimSuffix(strings.TrimSuffix(g, "/**"), "/*")
 		if strings.ContainsAny(g, "*?[") {
@@ -185,19 +186,6 @@ func hidden(globs []string, workspace string) []string {
 		}
 	}
 	return out
-}
-
-// toolConfig are secret places that the programs rein runs read for
-// their own configuration: git its ~/.gitconfig, shells their start-up
-// files, maven and gradle their settings, database clients their password
-// files. Hiding them would break those programs (git warns on every
-// command and loses the user's identity), so the sandbox leaves them
-// readable; naming them is still refused (arguments, redirects, file
-// tools), and what git config prints has credentials hidden.
-var toolConfig = map[string]bool{
-	"~/.gitconfig": true, "~/.config/git/**": true, "~/.m2/settings.xml": true, "~/.gradle/gradle.properties": true,
-	"~/.pgpass": true, "~/.my.cnf": true, "~/.bashrc": true, "~/.bash_profile": true, "~/.profile": true,
-	"~/.zshrc": true, "~/.zshenv": true, "~/.zprofile": true, "~/.config/fish/**": true,
 }
 
 func isInside(p, dir string) bool {
