@@ -205,3 +205,18 @@ func TestEnvironmentCredentialsAreHidden(t *testing.T) {
 		t.Errorf("a command under env: %+v", res)
 	}
 }
+
+// When rein cannot ask the repository what an object id names (here:
+// there is no repository), the command is refused, saying why.
+func TestGitObjectQuestionFailsClosed(t *testing.T) {
+	needUnix(t)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	r, _ := newRunner(t, "readonly", nil)
+	res := r.Run(context.Background(), "git show 7c1c8c3", runner.RunOptions{})
+	if res.DeniedBy != "paths.deny" || !strings.Contains(res.Error, "rein could not ask git what 7c1c8c3 names") ||
+		!strings.Contains(res.Error, "not a git repository") {
+		t.Errorf("%+v", res)
+	}
+}

@@ -46,7 +46,7 @@ func (r *Runner) guardGitObjects(ctx context.Context, argv []string, dir string,
 		blob, err := r.firstBlob(ctx, dir, g.Dirs, names)
 		switch {
 		case err != nil:
-			return pathsDenial(argv, "rein could not ask git what %s names (%v), and an object id can name a secret file's contents", shellparse.JoinArgv(c.Argv), err)
+			return pathsDenial(argv, "rein could not ask git what %s names (%v), and an object id can name a secret file's contents", strings.Join(names, " "), err)
 		case blob != "":
 			return pathsDenial(argv, "%s is the object id of a file's contents, and rein cannot tell which file (a committed .env?); name the file as REV:PATH, e.g. git show HEAD:path/to/file", blob)
 		}

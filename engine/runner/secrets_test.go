@@ -405,3 +405,15 @@ func leakyRepo(t *testing.T, dir string) {
 		}
 	}
 }
+
+// Response files naming response files are read to a bound: one naming
+// itself is refused, saying so, rather than read forever.
+func TestResponseFilesAreBounded(t *testing.T) {
+	needUnix(t)
+	r, dir := newRunner(t, "readonly", nil)
+	os.WriteFile(filepath.Join(dir, "loop.rsp"), []byte("@loop.rsp main.go\n"), 0o644)
+	res := r.Run(context.Background(), "strings @loop.rsp", runner.RunOptions{})
+	if res.DeniedBy != "paths.deny" || !strings.Contains(res.Error, "strings names more than 32 response files (@FILE) for rein to check") {
+		t.Errorf("%+v", res)
+	}
+}
