@@ -24,6 +24,16 @@ func guardedText(t *testing.T, p *policy.Policy, argv []string, stat func(string
 	return strings.Join(out, " ")
 }
 
+// statIn stats names as found from dir, as the runner's stat does.
+func statIn(dir string) func(string) (fs.FileInfo, error) {
+	return func(name string) (fs.FileInfo, error) {
+		if !filepath.IsAbs(name) {
+			name = filepath.Join(dir, name)
+		}
+		return os.Stat(name)
+	}
+}
+
 func TestGuardSearch(t *testing.T) {
 	p := presetPolicy(t, "readonly")
 	for _, argv := range [][]string{{"grep", "-n", "x", "a.go"}, {"cat", "a"}, {"grep"}, {"grep", "-e", "-r", "a.go"}} {
@@ -112,12 +122,7 @@ func TestGuardGit(t *testing.T) {
 		os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
 		os.WriteFile(filepath.Join(dir, name), nil, 0o644)
 	}
-	stat := func(name string) (fs.FileInfo, error) {
-		if !filepath.IsAbs(name) {
-			name = filepath.Join(dir, name)
-		}
-		return os.Stat(name)
-	}
+	stat := statIn(dir)
 	ex := guardedText(t, p, []string{"git", "diff"}, stat)
 	ex = strings.TrimPrefix(ex, "git diff -- .")
 	if !strings.HasPrefix(ex, " :(exclude,glob)**/.env :(exclude,glob)**/.env.* ") {
@@ -194,7 +199,7 @@ func TestGuardDiff(t *testing.T) {
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "a"), 0o755)
 	os.WriteFile(filepath.Join(dir, "f"), nil, 0o644)
-	stat := func(name string) (fs.FileInfo, error) { return os.Stat(filepath.Join(dir, name)) }
+	stat := statIn(dir)
 	for argv, guarded := range map[string]bool{
 		"diff f f":             false,
 		"diff -u f missing":    false,
