@@ -11,6 +11,16 @@ import (
 	"github.com/reinsh/rein/engine/runner"
 )
 
+// needGit skips a test that runs git where POSIX commands or git are
+// missing.
+func needGit(t *testing.T) {
+	t.Helper()
+	needUnix(t)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+}
+
 // secretRepo makes a runner under readonly in a git repository with two
 // commits and uncommitted changes, where .env, src/.env and src/key.pem say
 // LEAK, and main.go and src/app.go mention API_KEY. git runs it returns git's
@@ -23,10 +33,7 @@ func secretRepo(t *testing.T) (*runner.Runner, func(args ...string) string) {
 // secretRepoUnder is secretRepo under another preset.
 func secretRepoUnder(t *testing.T, preset string) (*runner.Runner, func(args ...string) string) {
 	t.Helper()
-	needUnix(t)
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
+	needGit(t)
 	r, dir := newRunner(t, preset, nil)
 	os.MkdirAll(filepath.Join(dir, "src"), 0o755)
 	write := func(round string) {
@@ -209,10 +216,7 @@ func TestEnvironmentCredentialsAreHidden(t *testing.T) {
 // When rein cannot ask the repository what an object id names (here:
 // there is no repository), the command is refused, saying why.
 func TestGitObjectQuestionFailsClosed(t *testing.T) {
-	needUnix(t)
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
+	needGit(t)
 	r, _ := newRunner(t, "readonly", nil)
 	res := r.Run(context.Background(), "git show 7c1c8c3", runner.RunOptions{})
 	if res.DeniedBy != "paths.deny" || !strings.Contains(res.Error, "rein could not ask git what 7c1c8c3 names") ||

@@ -358,10 +358,7 @@ func TestTarSkipsSecretFiles(t *testing.T) {
 // holding secrets in files, in history and in .git/config: no output holds
 // one.
 func TestKnownLeaksStayClosed(t *testing.T) {
-	needUnix(t)
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
+	needGit(t)
 	text, err := os.ReadFile(filepath.Join("testdata", "leaks.txt"))
 	if err != nil {
 		t.Fatal(err)
