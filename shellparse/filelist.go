@@ -20,7 +20,8 @@ type NameInput struct {
 
 // xargsInput reads xargs's options with the syntax unwrapping uses.
 func xargsInput(c *Command) NameInput {
-	next, _, opts, _ := skipOptions(c.Words, wrappers["xargs"], true)
+	o := skipOptions(c.Words, wrappers["xargs"], true)
+	next, opts := o.next, o.values
 	x := NameInput{Command: c.Argv[next:]}
 	for opt, value := range opts {
 		switch opt {

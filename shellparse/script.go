@@ -151,6 +151,7 @@ const (
 	FindingDynamicScript = "dynamic_script" // sh -c "$x", eval "$x"
 	FindingCodeExec      = "code_execution" // LD_PRELOAD=..., git -c core.hooksPath=...
 	FindingDynamicArgs   = "dynamic_args"   // informational: re-checked at run time
+	FindingUnknownOption = "unknown_option" // env --bogus CMD: where CMD starts is unknown
 )
 
 // Finding is something the analysis noticed that is not a simple command.

@@ -7,77 +7,6 @@ import (
 	"strings"
 )
 
-// skipOptions returns the index of the first word after a wrapper's options
-// (and its NAME=VALUE words, if any), the assignments seen, the options
-// given when keepValues ("-d", "--null"; with their values, "" for flags),
-// and whether the wrapper runs a command at all.
-func skipOptions(words []Word, syn optionSyntax, keepValues bool) (next int, env map[string]string, values map[string]string, runs bool) {
-	i := 1
-	runs = true
-	setValue := func(k, v string) {
-		if !keepValues {
-			return
-		}
-		if values == nil {
-			values = map[string]string{}
-		}
-		values[k] = v
-	}
-options:
-	for i < len(words) {
-		v := words[i].Value
-		switch {
-		case v == "--":
-			i++
-			break options
-		case strings.HasPrefix(v, "--") && len(v) > 2:
-			name, value, has := strings.Cut(v, "=")
-			if slices.Contains(syn.noRunLong, name) {
-				runs = false
-			}
-			if !has && slices.Contains(syn.longValue, name) && i+1 < len(words) {
-				value = words[i+1].Value
-				i++
-			}
-			setValue(name, value)
-			i++
-		case strings.HasPrefix(v, "-") && len(v) > 1 && !words[i].Dynamic:
-			for j := 1; j < len(v); j++ {
-				c := v[j]
-				if strings.IndexByte(syn.noRun, c) >= 0 {
-					runs = false
-				}
-				if strings.IndexByte(syn.shortValue, c) >= 0 {
-					value := v[j+1:]
-					if value == "" && i+1 < len(words) {
-						value = words[i+1].Value
-						i++
-					}
-					setValue("-"+string(c), value)
-					break
-				}
-				if strings.IndexByte(syn.optValue, c) >= 0 {
-					setValue("-"+string(c), v[j+1:])
-					break
-				}
-				setValue("-"+string(c), "")
-			}
-			i++
-		case syn.assigns && isAssignment(v) && !words[i].Dynamic:
-			if env == nil {
-				env = map[string]string{}
-			}
-			name, value, _ := strings.Cut(v, "=")
-			env[name] = value
-			i++
-		default:
-			break options
-		}
-	}
-	i = min(i+syn.skip, len(words))
-	return i, env, values, runs
-}
-
 func isAssignment(s string) bool {
 	eq := strings.IndexByte(s, '=')
 	if eq <= 0 {
@@ -117,14 +46,19 @@ func (a *analyzer) unwrap(cmd *Command, ctx context) {
 		w.special(a, cmd, exec)
 		return
 	}
-	next, env, values, runs := skipOptions(words, *w.options, name == "env")
-	if !runs {
+	opts := skipOptions(words, *w.options, name == "env")
+	if opts.unknown != "" {
+		a.finding(FindingUnknownOption, unknownOption(name, opts.unknown, *w.options), cmd.Pos, cmd.Via)
 		return
 	}
+	if !opts.runs {
+		return
+	}
+	next, env := opts.next, opts.env
 	if name == "env" {
-		split, ok := values["-S"]
+		split, ok := opts.values["-S"]
 		if !ok {
-			split, ok = values["--split-string"]
+			split, ok = opts.values["--split-string"]
 		}
 		if ok {
 			a.nested(cmd, split+" "+joinWords(words[next:]), exec, "env -S")
@@ -374,16 +308,34 @@ func (a *analyzer) unwrapWatch(cmd *Command, ctx context) {
 			i++
 			break
 		}
-		if !strings.HasPrefix(v, "-") || len(v) < 2 {
+		option, long, unknown := longOptionOf("watch", words[i], watchOptions)
+		if unknown != "" {
+			a.finding(FindingUnknownOption, unknown, cmd.Pos, cmd.Via)
+			return
+		}
+		if !long && (!strings.HasPrefix(v, "-") || len(v) < 2) {
 			break
 		}
 		switch {
-		case v == "-x" || v == "--exec":
+		case option == "--exec":
 			execMode = true
-		case v == "-n" || v == "--interval" || v == "-q" || v == "--equexit":
+		case (option == "--interval" || option == "--equexit") && !strings.Contains(v, "="):
 			i++
-		case strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && strings.ContainsRune(v, 'x'):
-			execMode = true
+		case !long:
+			for j := 1; j < len(v); j++ {
+				if v[j] == 'x' {
+					execMode = true
+				}
+				if strings.IndexByte(watchOptions.shortValue, v[j]) >= 0 {
+					if j == len(v)-1 {
+						i++ // the value is the next word
+					}
+					break
+				}
+				if v[j] == 'd' {
+					break // -d[permanent]
+				}
+			}
 		}
 	}
 	if i >= len(words) {
@@ -401,17 +353,42 @@ func (a *analyzer) unwrapFlock(cmd *Command, ctx context) {
 	i := 1
 	for ; i < len(words); i++ {
 		v := words[i].Value
-		if !strings.HasPrefix(v, "-") || len(v) < 2 {
+		if v == "--" {
+			i++
 			break
 		}
-		switch v {
-		case "-c", "--command":
-			if i+1 < len(words) {
-				a.nestedWords(cmd, words[i+1:i+2], ctx, "flock -c")
-			}
+		option, long, unknown := longOptionOf("flock", words[i], flockOptions)
+		if unknown != "" {
+			a.finding(FindingUnknownOption, unknown, cmd.Pos, cmd.Via)
 			return
-		case "-E", "-w", "--conflict-exit-code", "--wait", "--timeout":
-			i++
+		}
+		if !long && (!strings.HasPrefix(v, "-") || len(v) < 2) {
+			break
+		}
+		if long {
+			if slices.Contains(flockOptions.longValue, option) && !strings.Contains(v, "=") {
+				i++
+			}
+			continue
+		}
+		for j := 1; j < len(v); j++ {
+			if strings.IndexByte(flockOptions.shortValue, v[j]) < 0 {
+				continue
+			}
+			value, next := v[j+1:], i
+			if value == "" {
+				next = i + 1
+			}
+			if v[j] == 'c' {
+				if value != "" {
+					a.nested(cmd, value, ctx, "flock -c")
+				} else if next < len(words) {
+					a.nestedWords(cmd, words[next:next+1], ctx, "flock -c")
+				}
+				return
+			}
+			i = next
+			break
 		}
 	}
 	i++ // the lock file or descriptor
@@ -427,8 +404,6 @@ func (a *analyzer) unwrapFlock(cmd *Command, ctx context) {
 	a.inner(cmd, words[i:], nil, ctx, "flock")
 }
 
-var parallelValueOptions = []string{"-j", "--jobs", "-S", "--sshlogin", "-a", "--arg-file", "--colsep", "-d", "--delimiter", "-E", "--joblog", "--results", "-I", "--replace", "-n", "--max-args", "-N", "-L", "--max-lines", "--basefile", "--env", "--tmpdir", "--workdir", "--timeout", "--delay", "--retries", "--tag-string", "--memfree", "--load"}
-
 func (a *analyzer) unwrapParallel(cmd *Command, ctx context) {
 	words := cmd.Words
 	i := 1
@@ -438,10 +413,21 @@ func (a *analyzer) unwrapParallel(cmd *Command, ctx context) {
 			i++
 			break
 		}
-		if !strings.HasPrefix(v, "-") || len(v) < 2 || strings.HasPrefix(v, ":::") {
+		if strings.HasPrefix(v, ":::") {
 			break
 		}
-		if slices.Contains(parallelValueOptions, v) {
+		option, long, unknown := longOptionOf("parallel", words[i], parallelOptions)
+		if unknown != "" {
+			a.finding(FindingUnknownOption, unknown, cmd.Pos, cmd.Via)
+			return
+		}
+		if !long && (!strings.HasPrefix(v, "-") || len(v) < 2) {
+			break
+		}
+		switch {
+		case long && slices.Contains(parallelOptions.longValue, option) && !strings.Contains(v, "="):
+			i++
+		case !long && len(v) == 2 && strings.IndexByte(parallelOptions.shortValue, v[1]) >= 0:
 			i++
 		}
 	}
@@ -481,7 +467,12 @@ func (a *analyzer) unwrapSSH(cmd *Command, ctx context) {
 			a.nested(cmd, val, ctx, "ssh -o "+key)
 		}
 	}
-	next, _, _, _ := skipOptions(words, syn, false)
+	opts := skipOptions(words, syn, false)
+	if opts.unknown != "" {
+		a.finding(FindingUnknownOption, unknownOption("ssh", opts.unknown, syn), cmd.Pos, cmd.Via)
+		return
+	}
+	next := opts.next
 	if next+1 >= len(words) {
 		return
 	}

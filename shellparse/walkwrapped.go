@@ -1,6 +1,7 @@
 package shellparse
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -63,7 +64,11 @@ func walkWrapped(argv []string, name string, syn optionSyntax, names []string, s
 	for i, a := range argv {
 		words[i] = Word{Value: a}
 	}
-	next, _, values, runs := skipOptions(words, syn, name == "env" || name == "xargs")
+	opts := skipOptions(words, syn, name == "env" || name == "xargs")
+	if opts.unknown != "" {
+		return nil, false, errors.New(unknownOption(name, opts.unknown, syn))
+	}
+	next, values, runs := opts.next, opts.values, opts.runs
 	if name == "env" && (values["-S"] != "" || values["--split-string"] != "") {
 		split := values["-S"] + values["--split-string"]
 		inner, _, err := walkWithout(append(strings.Fields(split), argv[next:]...), names, stat, follow)

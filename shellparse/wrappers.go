@@ -6,35 +6,51 @@ package shellparse
 // follows them.
 
 // optionSyntax describes how a wrapper's own options are written, so that the
-// command it runs can be found after them.
+// command it runs can be found after them. The long options are all of the
+// wrapper's (GNU getopt_long takes any unambiguous abbreviation of one:
+// env --uns NAME is env --unset NAME); an option rein does not know leaves
+// the command unknown.
 type optionSyntax struct {
 	shortValue string   // short options that take a value (-u root, -uroot)
 	optValue   string   // short options whose value is optional and attached (xargs -i{})
 	longValue  []string // long options that take a value when not written with =
+	longOther  []string // the other long options: no value, or one only after =
 	noRun      string   // short options after which nothing is run (command -v)
-	noRunLong  []string
-	assigns    bool // NAME=VALUE words may stand before the command (env, sudo)
-	skip       int  // positionals before the command (timeout DURATION)
+	noRunLong  []string // long ones (also listed in longValue or longOther)
+	assigns    bool     // NAME=VALUE words may stand before the command (env, sudo)
+	skip       int      // positionals before the command (timeout DURATION)
 }
 
 var wrappers = map[string]optionSyntax{
-	"sudo":    {shortValue: "CDghpRrTtUu", longValue: []string{"--close-from", "--chdir", "--group", "--host", "--prompt", "--chroot", "--role", "--command-timeout", "--type", "--other-user", "--user"}, noRun: "lVvKk", noRunLong: []string{"--list", "--version", "--validate"}, assigns: true},
-	"doas":    {shortValue: "uC", assigns: false},
-	"env":     {shortValue: "uCS", longValue: []string{"--unset", "--chdir", "--split-string"}, assigns: true},
-	"nice":    {shortValue: "n", longValue: []string{"--adjustment"}},
-	"nohup":   {},
-	"timeout": {shortValue: "sk", longValue: []string{"--signal", "--kill-after"}, skip: 1},
-	"time":    {shortValue: "fo", longValue: []string{"--format", "--output"}},
+	"sudo": {shortValue: "CDghpRrTtUu",
+		longValue: []string{"--close-from", "--chdir", "--group", "--host", "--prompt", "--chroot", "--role", "--command-timeout", "--type", "--other-user", "--user"},
+		longOther: []string{"--askpass", "--background", "--bell", "--preserve-env", "--edit", "--set-home", "--help", "--login", "--remove-timestamp",
+			"--reset-timestamp", "--list", "--non-interactive", "--preserve-groups", "--stdin", "--shell", "--version", "--validate"},
+		noRun: "lVvK", noRunLong: []string{"--list", "--version", "--validate", "--help", "--remove-timestamp"}, assigns: true},
+	"doas": {shortValue: "uC", assigns: false},
+	"env": {shortValue: "uCS", longValue: []string{"--unset", "--chdir", "--split-string"},
+		longOther: []string{"--ignore-environment", "--null", "--block-signal", "--default-signal", "--ignore-signal", "--list-signal-handling", "--debug", "--help", "--version"},
+		noRunLong: []string{"--help", "--version"}, assigns: true},
+	"nice":    {shortValue: "n", longValue: []string{"--adjustment"}, longOther: []string{"--help", "--version"}, noRunLong: []string{"--help", "--version"}},
+	"nohup":   {longOther: []string{"--help", "--version"}, noRunLong: []string{"--help", "--version"}},
+	"timeout": {shortValue: "sk", longValue: []string{"--signal", "--kill-after"}, longOther: []string{"--foreground", "--preserve-status", "--verbose", "--help", "--version"}, noRunLong: []string{"--help", "--version"}, skip: 1},
+	"time":    {shortValue: "fo", longValue: []string{"--format", "--output"}, longOther: []string{"--append", "--portability", "--quiet", "--verbose", "--help", "--version"}, noRun: "hV", noRunLong: []string{"--help", "--version"}},
 	"command": {noRun: "vV"},
 	"builtin": {},
 	"exec":    {shortValue: "a"},
-	"stdbuf":  {shortValue: "ioe", longValue: []string{"--input", "--output", "--error"}},
-	"ionice":  {shortValue: "cnpPu", longValue: []string{"--class", "--classdata", "--pid", "--pgid", "--uid"}, noRun: "pPu", noRunLong: []string{"--pid", "--pgid", "--uid"}},
-	"chrt":    {shortValue: "TPD", longValue: []string{"--sched-runtime", "--sched-period", "--sched-deadline"}, noRun: "pm", noRunLong: []string{"--pid", "--max"}, skip: 1},
-	"taskset": {noRun: "p", noRunLong: []string{"--pid"}, skip: 1},
-	"setsid":  {},
-	"xargs":   {shortValue: "aEdILnPs", optValue: "eil", longValue: []string{"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"}},
-	"ssh":     {shortValue: "BbcDEeFIiJLlmOoPpQRSWw"},
+	"stdbuf":  {shortValue: "ioe", longValue: []string{"--input", "--output", "--error"}, longOther: []string{"--help", "--version"}, noRunLong: []string{"--help", "--version"}},
+	"ionice": {shortValue: "cnpPu", longValue: []string{"--class", "--classdata", "--pid", "--pgid", "--uid"}, longOther: []string{"--ignore", "--help", "--version"},
+		noRun: "pPu", noRunLong: []string{"--pid", "--pgid", "--uid", "--help", "--version"}},
+	"chrt": {shortValue: "TPD", longValue: []string{"--sched-runtime", "--sched-period", "--sched-deadline"},
+		longOther: []string{"--all-tasks", "--batch", "--deadline", "--fifo", "--idle", "--other", "--rr", "--ext", "--reset-on-fork", "--max", "--pid", "--verbose", "--help", "--version"},
+		noRun:     "pm", noRunLong: []string{"--pid", "--max", "--help", "--version"}, skip: 1},
+	"taskset": {longOther: []string{"--all-tasks", "--pid", "--cpu-list", "--help", "--version"}, noRun: "p", noRunLong: []string{"--pid", "--help", "--version"}, skip: 1},
+	"setsid":  {longOther: []string{"--ctty", "--fork", "--wait", "--help", "--version"}, noRunLong: []string{"--help", "--version"}},
+	"xargs": {shortValue: "aEdILnPs", optValue: "eil",
+		longValue: []string{"--arg-file", "--delimiter", "--max-args", "--max-lines", "--max-procs", "--max-chars", "--process-slot-var"},
+		longOther: []string{"--null", "--eof", "--replace", "--open-tty", "--interactive", "--no-run-if-empty", "--show-limits", "--verbose", "--exit", "--help", "--version"},
+		noRunLong: []string{"--help", "--version"}},
+	"ssh": {shortValue: "BbcDEeFIiJLlmOoPpQRSWw"},
 }
 
 // shellDashC is the label of a script given to each shell with -c.
