@@ -69,6 +69,10 @@ type RuleEnv struct {
 	Tool      string     `expr:"tool"`
 }
 
+// hasFlag reports whether the command is given one of the flags, however
+// a program would read it: in a cluster (-rf has -f), with =VALUE, as an
+// abbreviation of a --name (--recur for --recursive, as GNU getopt_long and
+// git read it) or, for a -name, as --name (as Go's flag package reads it).
 func hasFlag(c *CmdEnv, names ...string) bool {
 	if c == nil {
 		return false
@@ -80,12 +84,25 @@ func hasFlag(c *CmdEnv, names ...string) bool {
 			}
 		}
 		for _, r := range c.raw {
-			if r == n || strings.HasPrefix(r, n+"=") {
+			if r == n || strings.HasPrefix(r, n+"=") || spells(r, n) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// spells reports whether the flag token tok is another spelling of the flag
+// name: an abbreviation of a --name, or --name for a -name.
+func spells(tok, name string) bool {
+	if !strings.HasPrefix(tok, "--") || len(tok) <= 2 {
+		return false
+	}
+	written, _, _ := strings.Cut(tok, "=")
+	if strings.HasPrefix(name, "--") {
+		return len(name) > len(written) && strings.HasPrefix(name, written)
+	}
+	return len(name) > 2 && name[0] == '-' && written[1:] == name
 }
 
 var exprOptions = []expr.Option{

@@ -15,6 +15,14 @@ type flagSet struct {
 	short byteSet // c is set when -c is in the set
 	globs globSet
 	list  []string // as written, for messages
+	// longs are the --names in the set (--file of --file=* too), which an
+	// abbreviation stands for: GNU getopt_long and git's parse-options
+	// take --in-pl for --in-place, so sed --in-pl edits in place.
+	longs []string
+	// words: the set names a -name of several letters (go's -exec, find's
+	// -delete), so the program's flags are single-dash words, not clusters
+	// of letters: go test -count=1 is not -c -o -u -n -t.
+	words bool
 	// allowed ends a message about a flag not in the set.
 	allowed string
 }
@@ -33,6 +41,12 @@ func newFlagSet(patterns []string) *flagSet {
 	f := &flagSet{exact: map[string]string{}, list: patterns, allowed: listOf("; allowed: ", patterns)}
 	var globs []string
 	for _, p := range patterns {
+		if long := longName(p); long != "" && !slices.Contains(f.longs, long) {
+			f.longs = append(f.longs, long)
+		}
+		if name, _, _ := strings.Cut(p, "="); len(name) > 2 && name[0] == '-' && name[1] != '-' && !strings.ContainsAny(name, "*?[") {
+			f.words = true
+		}
 		switch {
 		case strings.ContainsAny(p, "*?["):
 			globs = append(globs, p)
@@ -62,8 +76,28 @@ func (f *flagSet) match(tok string) (string, bool) {
 	return f.globs.match(tok)
 }
 
-// denies reports whether a flag token is denied: as written, by its
-// --name, or by any letter of a short cluster (-rf is denied by -f).
+// longName is the --name a flag pattern denies ("--file" of "--file=*"),
+// or "".
+func longName(pattern string) string {
+	if !strings.HasPrefix(pattern, "--") {
+		return ""
+	}
+	name := pattern
+	if i := strings.IndexAny(name, "=*?["); i >= 0 {
+		name = name[:i]
+	}
+	if len(name) <= 2 {
+		return ""
+	}
+	return name
+}
+
+// denies reports whether a flag token is denied: as written, by its --name
+// or an abbreviation of one (--in-pl for --in-place), by its single-dash
+// spelling (Go's flag package reads --exec as -exec), by its -name before
+// =VALUE (-exec=sh), or by any letter of a short cluster (-rf is denied by
+// -f). Spellings a program does not take are denied too: it would refuse
+// them anyway, and rein cannot know each program's own list.
 func (f *flagSet) denies(tok string) (string, bool) {
 	if f == nil {
 		return "", false
@@ -71,10 +105,29 @@ func (f *flagSet) denies(tok string) (string, bool) {
 	if p, ok := f.match(tok); ok {
 		return p, true
 	}
-	if strings.HasPrefix(tok, "--") {
-		if name, _, ok := strings.Cut(tok, "="); ok {
-			return f.match(name)
+	name, _, valued := strings.Cut(tok, "=")
+	if valued {
+		if p, ok := f.match(name); ok {
+			return p, true
 		}
+	}
+	if strings.HasPrefix(tok, "--") {
+		if len(name) > 2 {
+			for _, long := range f.longs {
+				if strings.HasPrefix(long, name) {
+					return long, true
+				}
+			}
+		}
+		if p, ok := f.match(tok[1:]); ok {
+			return p, true
+		}
+		if valued {
+			return f.match(name[1:])
+		}
+		return "", false
+	}
+	if f.words {
 		return "", false
 	}
 	for i := 1; i < len(tok); i++ {

@@ -2,7 +2,7 @@
 local rein = import '../helpers.libsonnet';
 local p = rein.program;
 local s = rein.sub;
-local noExec = ['-exec', '-exec=*', '-toolexec', '-toolexec=*', '-o', '-o=*', '-overlay', '-overlay=*'];
+local noExec = ['-exec', '-exec=*', '-toolexec', '-toolexec=*', '-vettool', '-vettool=*', '-o', '-o=*', '-overlay', '-overlay=*'];
 
 (import 'readonly.libsonnet') + {
   commands+: [
