@@ -30,6 +30,8 @@ type CmdEnv struct {
 	Text        string            `expr:"text"`
 
 	raw []string // flag tokens as written, for hasFlag("-exec")
+	// words, when known, tell which of argv's words are computed at run time.
+	words []shellparse.Word
 }
 
 // RedirectEnv is a redirect as `when` rules see it.
@@ -58,6 +60,27 @@ type ScriptEnv struct {
 	Redirects   []RedirectEnv   `expr:"redirects"`
 	Assignments []AssignmentEnv `expr:"assignments"`
 	Functions   []string        `expr:"functions"`
+}
+
+// SedEnv is what sedScript(cmd) gives a rule: what the sed script of the
+// command does besides editing its input to standard output
+// (shellparse.Sed).
+type SedEnv struct {
+	Reads  []string `expr:"reads"`  // r and R files, -f script files
+	Writes []string `expr:"writes"` // w and W files, the s command's w flag
+	Runs   bool     `expr:"runs"`   // e, or the s command's e flag
+	Error  string   `expr:"error"`  // why the script could not be read, or ""
+	// Dynamic: the command has words computed at run time; the script is
+	// read again then, from the expanded argv.
+	Dynamic bool `expr:"dynamic"`
+}
+
+func sedScript(c *CmdEnv) SedEnv {
+	if c == nil {
+		return SedEnv{}
+	}
+	s := shellparse.SedOf(&shellparse.Command{Words: c.words, Argv: c.Argv})
+	return SedEnv{Reads: s.Reads, Writes: s.Writes, Runs: s.Runs, Error: s.Err, Dynamic: s.Dynamic}
 }
 
 // RuleEnv is the environment of every expr rule.
@@ -120,6 +143,10 @@ var exprOptions = []expr.Option{
 	}, new(func(*CmdEnv, ...string) bool)),
 	expr.Function("inside", func(p ...any) (any, error) { return Inside(p[0].(string), p[1].(string)), nil }, new(func(string, string) bool)),
 	expr.Function("isPath", func(p ...any) (any, error) { return IsPath(p[0].(string)), nil }, new(func(string) bool)),
+	expr.Function("sedScript", func(p ...any) (any, error) {
+		c, _ := p[0].(*CmdEnv)
+		return sedScript(c), nil
+	}, new(func(*CmdEnv) SedEnv)),
 }
 
 // compiledRule is an expr rule ready to run. Its expressions are compiled
@@ -301,7 +328,7 @@ func fillCmdEnv(env *CmdEnv, c *shellparse.Command, sub string) {
 	flags, raw := env.Flags[:0], env.raw[:0]
 	*env = CmdEnv{
 		Name: c.Name, Path: c.Path, Argv: c.Argv, Args: c.Args, Sub: sub,
-		Positionals: c.Positionals, Env: c.Env, Dynamic: c.Dynamic, Via: c.Via, Text: c.Text,
+		Positionals: c.Positionals, Env: c.Env, Dynamic: c.Dynamic, Via: c.Via, Text: c.Text, words: c.Words,
 	}
 	last := -1
 	for _, f := range c.Flags {

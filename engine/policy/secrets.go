@@ -52,6 +52,15 @@ func (p *Policy) secretArg(c *shellparse.Command) *Result {
 			return &Result{Deny, "paths.deny", fmt.Sprintf("%s names %s, which matches the secret path %s", c.Name, v, pat)}
 		}
 	}
+	if c.Name == "sed" || c.Name == "gsed" {
+		// The files of its script's r, R, w and W commands (sed 1R.env).
+		s := shellparse.SedOf(c)
+		for _, f := range append(s.Reads, s.Writes...) {
+			if pat, ok := p.SecretWord(f); ok {
+				return &Result{Deny, "paths.deny", fmt.Sprintf("%s's script names %s, which matches the secret path %s", c.Name, f, pat)}
+			}
+		}
+	}
 	return nil
 }
 

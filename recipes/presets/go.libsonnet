@@ -39,8 +39,9 @@ local noExec = ['-exec', '-exec=*', '-toolexec', '-toolexec=*', '-vettool', '-ve
     rein.rule('gofmt-write', 'ask', 'gofmt -w rewrites files', each='cmd.name == "gofmt" && hasFlag(cmd, "-w")'),
   ],
   tests+: {
-    allow+: ['go build ./...', 'go test ./...', 'go test -run TestX -v ./pkg/...', 'go vet ./...', 'go list -m all', 'gofmt -l .', 'go env GOPATH', 'go mod graph'],
+    allow+: ['go build ./...', 'go test ./...', 'go test -run TestX -v ./pkg/...', 'go vet ./...', 'go list -m all', 'gofmt -l .', 'go env GOPATH', 'go mod graph', 'go test -count=1 -cover ./...'],
     ask+: ['go get example.com/x@latest', 'go mod tidy', 'gofmt -w .', 'go generate ./...'],
-    deny+: ['go env -w GOFLAGS=-x', 'go test -exec sh ./...', 'go build -toolexec=/tmp/x ./...', 'go build -o /usr/local/bin/x .', 'rm -rf x'],
+    deny+: ['go env -w GOFLAGS=-x', 'go test -exec sh ./...', 'go build -toolexec=/tmp/x ./...', 'go build -o /usr/local/bin/x .', 'rm -rf x',
+            'go test --exec=sh ./...', 'go vet -vettool=/tmp/x ./...', 'go build --toolexec /tmp/x ./...'],
   },
 }

@@ -82,7 +82,7 @@ local posix = {
   time: p('Time an allowed command', deny_flags=['-o', '--output', '--output=*']),
   xargs: p('Build argument lists for an allowed command'),
   awk: p('Text processing (no system(), pipes, getline or output redirection)'),
-  sed: p('Stream editing to standard output (no -i, no w/e/r commands)', deny_flags=['-i', '--in-place', '--in-place=*', '-f', '--file', '--file=*']),
+  sed: p('Stream editing to standard output (no -i, no w or e commands)', deny_flags=['-i', '--in-place', '--in-place=*', '-f', '--file', '--file=*']),
   export: p('Set a shell variable for later commands'),
   'local': p('Declare a function-local variable'),
   declare: p('Declare a shell variable'),
@@ -175,8 +175,8 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
     rein.rule(
       'sed-no-write',
       'deny',
-      'this sed script can write files or run commands (w, W, e, r, R or the s///w and s///e flags); print to standard output instead',
-      each='cmd.name in ["sed", "gsed"] && any(cmd.args, {# matches "(^|[;{}\\\\s0-9$/!=])\\\\s*[wWeRr](\\\\s|$|;|})|/[gpIiMm0-9]*[we]([\\\\s;}]|$)"})',
+      'this sed script writes files or runs commands (w, W, e, or the s///w and s///e flags), or rein cannot read it (a script file, a command sed does not have); print to standard output instead',
+      each='cmd.name in ["sed", "gsed"] && (let s = sedScript(cmd); s.runs || len(s.writes) > 0 || s.error != "")',
     ),
     rein.rule(
       'jq-no-modules',
@@ -238,6 +238,9 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
       'LC_ALL=C sort names.txt',
       "jq '.name' package.json",
       'jq -r --slurpfile deps deps.json .version package.json',
+      "sed -n 's/a/b/w /dev/stdout' f",
+      "sed '/^## /r notes.md' README.md",
+      "sed -e 's/[/]/_/g' f",
     ],
     deny+: [
       'git status; rm -rf x',
@@ -304,6 +307,22 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
       'cat .git/config',
       'grep -r token .git',
       'git log --format=%H | xargs git show',
+      // Wrapper options as getopt_long reads them (env --uns NAME runs CMD).
+      'env --uns ls rm -rf x',
+      "env --split-str='rm -rf x'",
+      'env --i ls',
+      // Denied flags in any spelling a program takes.
+      'sed --in-pl s/a/b/ f',
+      'sort --outp=x f',
+      'sort --compress-prog=sh f',
+      'git grep --open-files=id x',
+      // sed commands that write or run, however written.
+      "sed 's/h/j/w/tmp/x' f",
+      "echo x | sed 's/.*/id/ep'",
+      "sed 'e/bin/echo x' f",
+      "sed 's/a/b/ew out' f",
+      "sed '1R.env' f",
+      'sed -f x.sed f',
     ],
   },
 }
