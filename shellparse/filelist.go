@@ -48,11 +48,11 @@ func NameInputOf(c *Command) (NameInput, bool) {
 	case "xargs":
 		return xargsInput(c), true
 	case "sort", "wc", "du":
-		if f, ok := optionValue(c.Argv[1:], "--files0-from", ""); ok {
+		if f, ok := optionValue(fullOptions(c.Name, c.Argv)[1:], "--files0-from", ""); ok {
 			return fileList(f, true), true
 		}
 	case "tar", "bsdtar", "gtar":
-		if f, ok := optionValue(c.Argv[1:], "--files-from", "-T"); ok {
+		if f, ok := optionValue(fullOptions(c.Name, c.Argv)[1:], "--files-from", "-T"); ok {
 			return fileList(f, false), true
 		}
 	case "rsync":

@@ -118,6 +118,9 @@ func FolderReads(c *Command, s *Script) []Word {
 func grepRecursive(c *Command) bool {
 	for i := 1; i < len(c.Words); i++ {
 		v := c.Words[i].Value
+		if len(v) > 2 && v[1] == '-' {
+			v = fullOption("grep", v) // --recur
+		}
 		switch {
 		case v == "--":
 			return false
@@ -153,11 +156,13 @@ func grepRecursive(c *Command) bool {
 }
 
 // hasAnyFlag reports whether one of names is among c's flags (short
-// clusters split; --name=value matched by its name or whole).
+// clusters split; --name=value matched by its name or whole; an
+// abbreviation by the option it is short for).
 func hasAnyFlag(c *Command, names ...string) bool {
 	c.Split()
 	for _, f := range c.Flags {
-		if slices.Contains(names, f.Name) || f.HasValue && slices.Contains(names, f.Name+"="+f.Value) {
+		name := fullOption(c.Name, f.Name)
+		if slices.Contains(names, name) || f.HasValue && slices.Contains(names, name+"="+f.Value) {
 			return true
 		}
 	}
@@ -222,7 +227,9 @@ func guardProgram(argv []string, names []string, stat func(name string) (fs.File
 	// path name (.git/config) is kept out: its whole first folder is.
 	var option, folder string
 	var includes func(string) (include, valueNext bool)
-	switch walkerName(argv[0]) {
+	program := walkerName(argv[0])
+	argv = fullOptions(program, argv) // grep --incl='*env' is --include
+	switch program {
 	case "grep", "egrep", "fgrep", "zgrep", "zegrep", "zfgrep", "ugrep":
 		words := make([]Word, len(argv))
 		for i, a := range argv {

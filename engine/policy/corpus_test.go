@@ -257,6 +257,10 @@ func FuzzVet(f *testing.F) {
 				if j := slices.Index(rest, "-"+a); j >= 0 && (i < 0 || j < i) {
 					i = j // tar's old bundle, given its dash
 				}
+				if written, _, _ := strings.Cut(a, "="); i < 0 && strings.HasPrefix(a, "--") {
+					// An abbreviation, written out (--incl=x: --include=x).
+					i = slices.IndexFunc(rest, func(r string) bool { return strings.HasPrefix(r, written) })
+				}
 				if i < 0 {
 					t.Fatalf("GuardSearch(%q) = %q lost %q", argv, guarded, a)
 				}
