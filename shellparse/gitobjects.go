@@ -31,7 +31,7 @@ func GitObjectsOf(c *Command) (GitObjects, bool) {
 	case "show":
 	case "cat-file":
 		batch, all := false, false
-		for _, a := range args {
+		for _, a := range fullOptions("git cat-file", args) { // --batch-all is --batch-all-objects
 			switch {
 			case a == "-t" || a == "-s" || a == "-e" || strings.HasPrefix(a, "--batch-check"):
 				return GitObjects{}, false // what an object is, not what it holds

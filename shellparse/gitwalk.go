@@ -41,6 +41,7 @@ func guardGit(argv, names []string, stat func(string) (fs.FileInfo, error), foll
 	switch sub {
 	case "grep":
 		valued = gitGrepValued
+		argv = append(argv[:i+1:i+1], fullOptions("git grep", argv[i+1:])...) // --max-d 2 is --max-depth 2
 	case "diff", "show":
 	case "log", "whatchanged", "diff-tree":
 		if !slices.ContainsFunc(argv[i+1:], printsPatch) {

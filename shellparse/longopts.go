@@ -52,11 +52,23 @@ var gnuLongs = sync.OnceValue(func() map[string][]string {
 			starting-file strip-components suffix tape-length test-label to-command to-stdout totals touch transform
 			uncompress ungzip unlink-first unquote update usage use-compress-program utc verbatim-files-from verbose verify
 			version volno-file warning wildcards wildcards-match-slash xattrs xattrs-exclude xattrs-include xform xz zstd`,
+		// git's parse-options abbreviates too, and takes --no-NAME for most
+		// options (git log and diff, which pass unknown options on, do not).
+		"git grep": `after-context all-match and basic-regexp before-context break cached color column context count
+			exclude-standard ext-grep extended-regexp files-with-matches files-without-match fixed-strings full-name
+			function-context heading ignore-case invert-match line-number max-count max-depth name-only index not null
+			only-matching open-files-in-pager or perl-regexp quiet recurse-submodules recursive show-function text textconv
+			threads untracked word-regexp`,
+		"git cat-file": `allow-unknown-type batch batch-all-objects batch-check batch-command buffer filters follow-symlinks
+			mailmap path textconv unordered use-mailmap`,
 	}
 	m := make(map[string][]string, len(lists)+8)
 	for name, list := range lists {
 		for _, o := range strings.Fields(list) {
 			m[name] = append(m[name], "--"+o)
+			if strings.HasPrefix(name, "git ") {
+				m[name] = append(m[name], "--no-"+o)
+			}
 		}
 	}
 	for _, alias := range [][2]string{{"egrep", "grep"}, {"fgrep", "grep"}, {"zgrep", "grep"}, {"zegrep", "grep"}, {"zfgrep", "grep"},
