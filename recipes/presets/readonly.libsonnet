@@ -8,7 +8,9 @@ local s = rein.sub;
 // not given. Plain substrings, each program bound once (let p = #): awk
 // programs are long, and this is several times faster than one alternation
 // regular expression, which it otherwise equals.
-local awkEffects = ['system', 'getline', '|', '>', '@load', '@include', 'ARGV', 'close(', 'fflush'];
+// '@' is gawk's @include, @load and indirect call: f = "sys" "tem"; @f("id")
+// runs id with no system in the text.
+local awkEffects = ['system', 'getline', '|', '>', '@', 'ARGV', 'close(', 'fflush'];
 local safeEnv = ['LANG', 'LANGUAGE', 'TZ', 'NO_COLOR', 'CLICOLOR', 'FORCE_COLOR', 'TERM', 'COLUMNS', 'LINES', 'PAGER', 'GIT_PAGER'];
 
 local posix = {
@@ -20,10 +22,12 @@ local posix = {
   grep: p('Search file contents with regular expressions (-r recursive, -n line numbers, -i ignore case)'),
   egrep: p('grep -E'),
   fgrep: p('grep -F'),
-  rg: p('ripgrep: fast recursive search', deny_flags=['--pre', '--pre=*']),
+  // rg --hostname-bin=CMD runs CMD (ripgrep 14), as --pre does.
+  rg: p('ripgrep: fast recursive search', deny_flags=['--pre', '--pre=*', '--hostname-bin', '--hostname-bin=*']),
   find: p('Find files by name, type, size or time (-name, -type f, -mtime); -exec runs only allowed commands',
           deny_flags=['-delete', '-fprint', '-fprint0', '-fprintf', '-fls']),
-  tree: p('Show a folder tree (-L depth)', deny_flags=['-o']),
+  // tree -R runs tree again in every folder with -o 00Tree.html.
+  tree: p('Show a folder tree (-L depth)', deny_flags=['-o', '-R']),
   file: p('Guess file types', deny_flags=['-C', '--compile']),
   stat: p('Show file metadata'),
   du: p('Disk usage of files and folders (-sh)'),
@@ -169,8 +173,8 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
     rein.rule(
       'awk-no-side-effects',
       'deny',
-      'this awk program can run commands, write files or read files it was not given (system, getline, |, >, -f, ARGV, @include); use grep, cut or sort, or an awk program without them',
-      each='cmd.name in ["awk", "gawk", "mawk", "nawk"] && (hasFlag(cmd, "-f", "--file", "-i", "--include", "-l", "--load", "-E", "--exec") || any(cmd.positionals, {let p = #; ' + std.join(' || ', ['p contains "%s"' % w for w in awkEffects]) + '}))',
+      'this awk program can run commands, write files or read files it was not given (system, getline, |, >, -f, ARGV, @include or another @), or is given where rein does not read it (gawk -e/--source, -W); use grep, cut or sort, or an awk program without them',
+      each='cmd.name in ["awk", "gawk", "mawk", "nawk"] && (hasFlag(cmd, "-f", "--file", "-i", "--include", "-l", "--load", "-E", "--exec", "-e", "--source", "-W") || any(cmd.positionals, {let p = #; ' + std.join(' || ', ['p contains "%s"' % w for w in awkEffects]) + '}))',
     ),
     rein.rule(
       'sed-no-write',
@@ -323,6 +327,12 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
       "sed 's/a/b/ew out' f",
       "sed '1R.env' f",
       'sed -f x.sed f',
+      'gawk \'BEGIN{f = "sys" "tem"; @f("id")}\'',
+      'rg --hostname-bin=/tmp/x --hyperlink-format=default x',
+      'tree -R -L 2',
+      "awk --source='BEGIN{system(\"id\")}'",
+      "awk --so='BEGIN{system(\"id\")}'",
+      "awk -W exec x.awk",
     ],
   },
 }
