@@ -80,3 +80,17 @@ func TestSed(t *testing.T) {
 		})
 	}
 }
+
+// FuzzSed: the reader never panics, and a script without the letters of
+// the commands that read, write or run reports none of them.
+func FuzzSed(f *testing.F) {
+	for _, s := range []string{"p", "s/a/b/g", "1R.env", "s/.*/id/ep", "w/tmp/x", "1{w out\n}", "/[/]/d", ":a;N;$!ba", "a\\\ntext", "y/a/b/", `s/a\/w x/b/`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, script string) {
+		s := Sed([]string{"sed", "-e", script})
+		if !strings.ContainsAny(script, "wWerR") && (s.Runs || len(s.Writes) > 0 || len(s.Reads) > 0) {
+			t.Fatalf("Sed(%q) = %+v", script, s)
+		}
+	})
+}
