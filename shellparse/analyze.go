@@ -169,6 +169,9 @@ type context struct {
 	// execd is set below a wrapper that executes a program (sudo, xargs,
 	// find -exec, sh -c): shell functions of this script are not visible there.
 	execd bool
+	// dir is the working folder an earlier cd or a wrapper moved to
+	// (Command.Dir).
+	dir string
 }
 
 func (c context) with(via string) context {
@@ -278,15 +281,19 @@ func near(text string, off int) string {
 	return fmt.Sprintf(" (near %q)", text[start:end])
 }
 
-func (a *analyzer) stmts(list []*syntax.Stmt, ctx context) {
+// stmts analyses a list of statements, following the working folder from
+// one to the next (cd src; cat .env), and returns where it ends.
+func (a *analyzer) stmts(list []*syntax.Stmt, ctx context) string {
 	for _, st := range list {
-		a.stmt(st, ctx)
+		ctx.dir = a.stmt(st, ctx)
 	}
+	return ctx.dir
 }
 
-func (a *analyzer) stmt(st *syntax.Stmt, ctx context) {
+// stmt analyses a statement and returns the working folder after it.
+func (a *analyzer) stmt(st *syntax.Stmt, ctx context) string {
 	if st == nil {
-		return
+		return ctx.dir
 	}
 	if st.Background || st.Coprocess || st.Disown {
 		a.script.addConstruct(ConstructBackground)
@@ -297,9 +304,14 @@ func (a *analyzer) stmt(st *syntax.Stmt, ctx context) {
 	for _, r := range st.Redirs {
 		a.redirect(r, ctx)
 	}
-	if st.Cmd != nil {
-		a.command(st.Cmd, ctx)
+	if st.Cmd == nil {
+		return ctx.dir
 	}
+	after := a.command(st.Cmd, ctx)
+	if st.Background || st.Coprocess {
+		return ctx.dir // run in a subshell of its own
+	}
+	return after
 }
 
 func (a *analyzer) nest(ctx context) bool {
@@ -309,26 +321,39 @@ func (a *analyzer) nest(ctx context) bool {
 	return ctx.depth <= a.lim.MaxDepth
 }
 
-func (a *analyzer) command(cmd syntax.Command, ctx context) {
+// command analyses a command and returns the working folder after it: a
+// cd moves it, in sequence (cd x && cat f) and in a { block }; in a
+// pipeline, a subshell, a loop or a condition it is left where it was.
+func (a *analyzer) command(cmd syntax.Command, ctx context) string {
 	switch c := cmd.(type) {
 	case *syntax.CallExpr:
-		a.call(c, ctx)
+		return a.call(c, ctx)
 	case *syntax.BinaryCmd:
 		switch c.Op {
 		case syntax.Pipe, syntax.PipeAll:
 			a.script.addConstruct(ConstructPipeline)
-		default:
-			a.script.addConstruct(ConstructAndOr)
+			a.script.addOperator(c.Op.String())
+			a.stmt(c.X, ctx)
+			a.stmt(c.Y, ctx)
+			return ctx.dir
 		}
+		a.script.addConstruct(ConstructAndOr)
 		a.script.addOperator(c.Op.String())
-		a.stmt(c.X, ctx)
-		a.stmt(c.Y, ctx)
+		moved := a.stmt(c.X, ctx)
+		if c.Op == syntax.OrStmt {
+			// Y runs where X failed; after it (cd x || exit), where X went.
+			a.stmt(c.Y, ctx)
+			return moved
+		}
+		then := ctx
+		then.dir = moved
+		return a.stmt(c.Y, then)
 	case *syntax.Subshell:
 		a.script.addConstruct(ConstructSubshell)
 		a.block(c.Stmts, ctx, "( … )")
 	case *syntax.Block:
 		a.script.addConstruct(ConstructBlock)
-		a.stmts(c.Stmts, ctx)
+		return a.stmts(c.Stmts, ctx)
 	case *syntax.IfClause:
 		a.script.addConstruct(ConstructIf)
 		for ic := c; ic != nil; ic = ic.Else {
@@ -399,6 +424,7 @@ func (a *analyzer) command(cmd syntax.Command, ctx context) {
 	default:
 		a.scan(cmd, ctx)
 	}
+	return ctx.dir
 }
 
 func (a *analyzer) block(list []*syntax.Stmt, ctx context, via string) {
@@ -489,7 +515,7 @@ func partsNeedScan(parts []syntax.WordPart) bool {
 
 func (a *analyzer) redirect(r *syntax.Redirect, ctx context) {
 	a.script.addConstruct(ConstructRedirect)
-	rd := Redirect{Op: r.Op.String(), Pos: ctx.pos(r.Pos()), Via: ctx.via}
+	rd := Redirect{Op: r.Op.String(), Pos: ctx.pos(r.Pos()), Via: ctx.via, Dir: ctx.dir}
 	if r.N != nil {
 		rd.Fd = r.N.Value
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -44,7 +45,9 @@ func assignValue(src string, as *syntax.Assign) (string, bool) {
 }
 
 // call analyses a simple command (or a bare assignment).
-func (a *analyzer) call(c *syntax.CallExpr, ctx context) {
+// call analyses a simple command and returns the working folder after it
+// (moved by a cd).
+func (a *analyzer) call(c *syntax.CallExpr, ctx context) string {
 	if len(c.Args) == 0 {
 		a.script.addConstruct(ConstructAssignment)
 		for _, as := range c.Assigns {
@@ -57,7 +60,7 @@ func (a *analyzer) call(c *syntax.CallExpr, ctx context) {
 			v, dyn := assignValue(ctx.src, as)
 			a.script.Assignments = append(a.script.Assignments, Assignment{Name: as.Name.Value, Value: v, Dynamic: dyn, Pos: ctx.pos(as.Pos())})
 		}
-		return
+		return ctx.dir
 	}
 	env, envDynamic := a.assigns(c.Assigns, ctx)
 	words := a.mem.wordList(len(c.Args))
@@ -68,15 +71,49 @@ func (a *analyzer) call(c *syntax.CallExpr, ctx context) {
 		words = appendWord(words, ctx.src, w)
 	}
 	if len(words) == 0 {
-		return
+		return ctx.dir
 	}
 	text := sourceOf(ctx.src, c)
 	if ctx.nested {
 		text = ""
 	}
-	if cmd := a.simple(words, env, ctx, ctx.pos(c.Pos()), text); cmd != nil && envDynamic {
+	cmd := a.simple(words, env, ctx, ctx.pos(c.Pos()), text)
+	if cmd != nil && envDynamic {
 		cmd.Dynamic = true
 	}
+	if cmd != nil && cmd.Name == "cd" && !cmd.DynamicName {
+		return cdTarget(cmd, ctx.dir)
+	}
+	return ctx.dir
+}
+
+// cdTarget is the folder cd moves to from dir, as written; dir itself when
+// that is known only at run time (cd "$x", cd -).
+func cdTarget(cd *Command, dir string) string {
+	args := cd.Words[1:]
+	for len(args) > 0 && len(args[0].Value) > 1 && args[0].Value[0] == '-' && !args[0].Dynamic {
+		if args[0].Value == "--" {
+			args = args[1:]
+			break
+		}
+		args = args[1:] // -L, -P, -e, -@
+	}
+	switch {
+	case len(args) == 0:
+		return "~"
+	case len(args) > 1 || args[0].Dynamic || args[0].Value == "-" || args[0].Value == "":
+		return dir
+	}
+	return moveDir(dir, args[0].Value)
+}
+
+// moveDir is the folder to, as written, reached from dir (as written, ""
+// for where the script starts).
+func moveDir(dir, to string) string {
+	if dir == "" || filepath.IsAbs(to) || strings.HasPrefix(to, "/") || strings.HasPrefix(to, "~") {
+		return to
+	}
+	return filepath.Join(dir, to)
 }
 
 // decl records a declaration builtin (export, declare, local, readonly,
@@ -126,7 +163,7 @@ func (a *analyzer) simple(words []Word, env map[string]string, ctx context, pos 
 	cmd := a.mem.command()
 	cmd.mem = a.mem
 	fillCommand(cmd, a.mem.strings(len(words)), words, env, pos, ctx.via, text)
-	cmd.execd = ctx.execd
+	cmd.execd, cmd.Dir = ctx.execd, ctx.dir
 	a.script.Commands = append(a.script.Commands, cmd)
 	if cmd.DynamicName {
 		a.script.addConstruct(ConstructDynamicName)

@@ -107,6 +107,13 @@ type Command struct {
 	// Lists are shared between commands and analyses: read them only.
 	Via  []string `json:"via,omitempty"`
 	Text string   `json:"text"`
+	// Dir is the folder the command runs in when an earlier cd of the
+	// script (cd ~ && cat .aws/credentials) or its wrapper (env -C DIR,
+	// sudo -D DIR) moved it, as written: relative to the folder the script
+	// starts in, or from ~. "" is that folder. A move to a folder computed
+	// at run time, or inside a loop or condition, is not followed here:
+	// runners check each command again in the folder it runs in.
+	Dir string `json:"dir,omitempty"`
 
 	execd bool
 	split bool
@@ -125,6 +132,7 @@ type Redirect struct {
 	Heredoc bool     `json:"heredoc,omitempty"` // << and <<<: data comes from the script
 	Pos     Position `json:"pos"`
 	Via     []string `json:"via,omitempty"`
+	Dir     string   `json:"dir,omitempty"` // as Command.Dir
 }
 
 // Substitution is a command or process substitution.

@@ -46,7 +46,7 @@ func (a *analyzer) unwrap(cmd *Command, ctx context) {
 		w.special(a, cmd, exec)
 		return
 	}
-	opts := skipOptions(words, *w.options, name == "env")
+	opts := skipOptions(words, *w.options, name == "env" || name == "sudo")
 	if opts.unknown != "" {
 		a.finding(FindingUnknownOption, unknownOption(name, opts.unknown, *w.options), cmd.Pos, cmd.Via)
 		return
@@ -55,6 +55,12 @@ func (a *analyzer) unwrap(cmd *Command, ctx context) {
 		return
 	}
 	next, env := opts.next, opts.env
+	// env -C DIR and sudo -D DIR run the command in DIR.
+	for _, o := range chdirOptions[name] {
+		if d, ok := opts.values[o]; ok && d != "" {
+			exec.dir = moveDir(exec.dir, d)
+		}
+	}
 	if name == "env" {
 		split, ok := opts.values["-S"]
 		if !ok {
@@ -76,6 +82,10 @@ func (a *analyzer) unwrap(cmd *Command, ctx context) {
 	}
 	a.inner(cmd, words[next:], env, exec, name)
 }
+
+// chdirOptions are the options of a wrapper that move the command it runs
+// to another folder.
+var chdirOptions = map[string][]string{"env": {"-C", "--chdir"}, "sudo": {"-D", "--chdir"}}
 
 // enter descends one level into a wrapper or nested script; false when
 // the depth limit is reached (and reported).

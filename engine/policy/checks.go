@@ -68,7 +68,7 @@ func (p *Policy) scriptChecks(s *shellparse.Script, ev *evaluation) []Check {
 		}
 	}
 	for _, r := range s.Redirects {
-		if res, ok := p.redirect(r, p.cwd); ok {
+		if res, ok := p.redirect(r, p.dirOf(r.Dir).cwd); ok {
 			add("redirect", r.Op+" "+r.Target, r.Pos, res)
 		}
 	}

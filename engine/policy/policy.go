@@ -76,6 +76,15 @@ func (p *Policy) In(dir string) *Policy {
 	return &c
 }
 
+// dirOf is the policy for commands run in dir (Command.Dir: after cd ~,
+// env -C DIR), whose relative paths are from there.
+func (p *Policy) dirOf(dir string) *Policy {
+	if dir == "" {
+		return p
+	}
+	return p.In(p.secret.resolve(dir, p.cwd))
+}
+
 // CheckFunctionCall decides a call to a function the running script
 // declared: the function's body was vetted when it was declared.
 func (p *Policy) CheckFunctionCall(argv []string) *Decision {
@@ -249,7 +258,7 @@ func (p *Policy) decide(s *shellparse.Script, ev *evaluation, detach bool) *Deci
 		// a temporary just written).
 		d.Commands = d.Commands[:i+1]
 		cr := &d.Commands[i]
-		sub := p.command(c, ev, &cr.Result)
+		sub := p.dirOf(c.Dir).command(c, ev, &cr.Result)
 		res := &cr.Result
 		cr.Text = c.Text
 		cr.Argv = c.Argv
