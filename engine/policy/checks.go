@@ -68,7 +68,11 @@ func (p *Policy) scriptChecks(s *shellparse.Script, ev *evaluation) []Check {
 		}
 	}
 	for _, r := range s.Redirects {
-		if res, ok := p.redirect(r, p.dirOf(r.Dir).cwd); ok {
+		cwd := p.cwd
+		if r.Dir != "" {
+			cwd = p.secret.resolve(r.Dir, p.cwd) // after cd
+		}
+		if res, ok := p.redirect(r, cwd); ok {
 			add("redirect", r.Op+" "+r.Target, r.Pos, res)
 		}
 	}

@@ -76,15 +76,6 @@ func (p *Policy) In(dir string) *Policy {
 	return &c
 }
 
-// dirOf is the policy for commands run in dir (Command.Dir: after cd ~,
-// env -C DIR), whose relative paths are from there.
-func (p *Policy) dirOf(dir string) *Policy {
-	if dir == "" {
-		return p
-	}
-	return p.In(p.secret.resolve(dir, p.cwd))
-}
-
 // CheckFunctionCall decides a call to a function the running script
 // declared: the function's body was vetted when it was declared.
 func (p *Policy) CheckFunctionCall(argv []string) *Decision {
@@ -252,13 +243,23 @@ func (p *Policy) decide(s *shellparse.Script, ev *evaluation, detach bool) *Deci
 		}
 	}
 	ev.reset(p, s)
+	// The policy for commands in another folder (after cd, env -C); the
+	// commands after one cd share it.
+	inDir, dirPolicy := "", p
 	for i, c := range s.Commands {
 		// Filled in place: the result is large, and copying it in whole
 		// is a barriered copy while the GC runs (and a stall, reading back
 		// a temporary just written).
 		d.Commands = d.Commands[:i+1]
 		cr := &d.Commands[i]
-		sub := p.dirOf(c.Dir).command(c, ev, &cr.Result)
+		cp := p
+		if c.Dir != "" {
+			if c.Dir != inDir {
+				inDir, dirPolicy = c.Dir, p.In(p.secret.resolve(c.Dir, p.cwd))
+			}
+			cp = dirPolicy
+		}
+		sub := cp.command(c, ev, &cr.Result)
 		res := &cr.Result
 		cr.Text = c.Text
 		cr.Argv = c.Argv
