@@ -39,6 +39,14 @@ func Sed(argv []string) SedScript {
 	var script []string
 	given := false // -e or -f: every operand is a file
 	var operands []string
+	take := func(option, value string) {
+		switch option {
+		case "-e", "--expression":
+			script, given = append(script, value), true
+		case "-f", "--file":
+			out.Reads, given = append(out.Reads, value), true
+		}
+	}
 	for i := 1; i < len(argv); i++ {
 		a := argv[i]
 		switch {
@@ -52,16 +60,11 @@ func Sed(argv []string) SedScript {
 				out.Err = fmt.Sprintf("sed option %s is not one rein knows, or is short for several", a)
 				return out
 			}
-			if !has && (name == "--expression" || name == "--file" || name == "--line-length") && i+1 < len(argv) {
+			if !has && slices.Contains(sedOptions.longValue, name) && i+1 < len(argv) {
 				i++
 				value = argv[i]
 			}
-			switch name {
-			case "--expression":
-				script, given = append(script, value), true
-			case "--file":
-				out.Reads, given = append(out.Reads, value), true
-			}
+			take(name, value)
 		case len(a) > 1 && a[0] == '-':
 			for j := 1; j < len(a); j++ {
 				c := a[j]
@@ -76,12 +79,7 @@ func Sed(argv []string) SedScript {
 					i++
 					value = argv[i]
 				}
-				switch c {
-				case 'e':
-					script, given = append(script, value), true
-				case 'f':
-					out.Reads, given = append(out.Reads, value), true
-				}
+				take("-"+string(c), value)
 				break
 			}
 		default:
