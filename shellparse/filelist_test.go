@@ -31,6 +31,11 @@ func TestNameInputOf(t *testing.T) {
 		{"git -C sub cat-file --batch-check", &NameInput{}},
 		{"git cat-file -p HEAD", nil},
 		{"sort names.txt", nil},
+		// Long options abbreviated, as getopt_long takes them.
+		{"xargs --arg-f=list.txt cat", &NameInput{File: "list.txt", Command: []string{"cat"}}},
+		{"xargs --nu --del=, cat", &NameInput{Null: true, Delim: ",", Command: []string{"cat"}}},
+		{"sort --files0=-", &NameInput{Null: true}},
+		{"tar -cf - --files-f=list", &NameInput{File: "list"}},
 	}
 	for _, tt := range tests {
 		s := Analyze(tt.argv)

@@ -74,6 +74,9 @@ options:
 		case v == "--":
 			i++
 			break options
+		case v == "-" && syn.loneDash && !words[i].Dynamic:
+			setValue("-i", "")
+			i++
 		case strings.HasPrefix(v, "--") && len(v) > 2:
 			written, value, has := strings.Cut(v, "=")
 			name, ok := syn.longOption(written)

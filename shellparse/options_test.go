@@ -20,6 +20,7 @@ func TestWrapperLongOptions(t *testing.T) {
 		{"env abbreviated --split-string", "env --split-str='rm -rf x'", "rm -rf x [via env -S]"},
 		{"env abbreviated --chdir", "env --ch src rm x", "rm x [via env]"},
 		{"env flag abbreviated", "env --null rm x", "rm x [via env]"},
+		{"env - is env -i", "env - PATH=/bin rm x", "rm x [via env]"},
 		{"nice abbreviated --adjustment", "nice --adj 5 rm x", "rm x [via nice]"},
 		{"timeout abbreviated --signal", "timeout --sig KILL 5 rm x", "rm x [via timeout]"},
 		{"timeout abbreviated --kill-after", "timeout --k 1 5 rm x", "rm x [via timeout]"},

@@ -19,6 +19,7 @@ type optionSyntax struct {
 	noRunLong  []string // long ones (also listed in longValue or longOther)
 	assigns    bool     // NAME=VALUE words may stand before the command (env, sudo)
 	skip       int      // positionals before the command (timeout DURATION)
+	loneDash   bool     // a lone - is an option (env -, which is env -i)
 }
 
 var wrappers = map[string]optionSyntax{
@@ -30,7 +31,7 @@ var wrappers = map[string]optionSyntax{
 	"doas": {shortValue: "uC", assigns: false},
 	"env": {shortValue: "uCS", longValue: []string{"--unset", "--chdir", "--split-string"},
 		longOther: []string{"--ignore-environment", "--null", "--block-signal", "--default-signal", "--ignore-signal", "--list-signal-handling", "--debug", "--help", "--version"},
-		noRunLong: []string{"--help", "--version"}, assigns: true},
+		noRunLong: []string{"--help", "--version"}, assigns: true, loneDash: true},
 	"nice":    {shortValue: "n", longValue: []string{"--adjustment"}, longOther: []string{"--help", "--version"}, noRunLong: []string{"--help", "--version"}},
 	"nohup":   {longOther: []string{"--help", "--version"}, noRunLong: []string{"--help", "--version"}},
 	"timeout": {shortValue: "sk", longValue: []string{"--signal", "--kill-after"}, longOther: []string{"--foreground", "--preserve-status", "--verbose", "--help", "--version"}, noRunLong: []string{"--help", "--version"}, skip: 1},
