@@ -1,6 +1,7 @@
 package policy_test
 
 import (
+	"os/user"
 	"testing"
 
 	"github.com/reinsh/rein/engine/policy"
@@ -33,5 +34,22 @@ func TestPathsFromTheCommandsFolder(t *testing.T) {
 				t.Errorf("%s by %s (%s), want %s", d.Verdict, d.Rule, d.Reason, tt.verdict)
 			}
 		})
+	}
+}
+
+// ~NAME is another user's home folder, as the shell expands it.
+func TestOtherUsersHome(t *testing.T) {
+	u, err := user.Lookup("root")
+	if err != nil || u.HomeDir != "/root" {
+		t.Skip("no root user with home /root here")
+	}
+	p := presetPolicy(t, "readonly")
+	for command, want := range map[string]policy.Verdict{
+		"cat ~root/.aws/credentials": policy.Deny, "ls ~root/.ssh": policy.Deny, "grep -r x ~root": policy.Deny,
+		"cat ~nosuchuser/.aws/credentials": policy.Allow, // left as written by the shell: a relative path
+	} {
+		if d := p.Check(command); d.Verdict != want {
+			t.Errorf("%s: %s by %s (%s), want %s", command, d.Verdict, d.Rule, d.Reason, want)
+		}
 	}
 }

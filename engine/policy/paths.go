@@ -2,12 +2,14 @@ package policy
 
 import (
 	"math/bits"
+	"os/user"
 	"path"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // caseInsensitiveFiles is whether the platform's file systems usually
@@ -245,6 +247,10 @@ func (ps *pathSet) resolve(arg, cwd string) string {
 	switch {
 	case p == "~" || strings.HasPrefix(p, "~/"):
 		p = ps.home + strings.TrimPrefix(p, "~")
+	case len(p) > 1 && p[0] == '~' && userHome(p) != "":
+		// ~root/.aws: the shell expands another user's home folder too.
+		name, rest, _ := strings.Cut(p[1:], "/")
+		p = userHome(name) + "/" + rest
 	case filepath.IsAbs(arg) || strings.HasPrefix(p, "/"):
 	default:
 		base := filepath.ToSlash(cwd)
@@ -260,6 +266,29 @@ func (ps *pathSet) resolve(arg, cwd string) string {
 		return singleSlashes(p)
 	}
 	return path.Clean(p)
+}
+
+// homes caches the home folders of users named in ~NAME ("" for none):
+// facts of the machine, looked up once per process.
+var homes sync.Map
+
+// userHome is the home folder of the user ~NAME names (up to the first
+// slash of p, after the ~), as the shell finds it; "" for no such user, whose
+// ~NAME the shell leaves as it is.
+func userHome(p string) string {
+	name, _, _ := strings.Cut(strings.TrimPrefix(p, "~"), "/")
+	if name == "" || strings.ContainsAny(name, "*?[$`'\"\\") {
+		return ""
+	}
+	if h, ok := homes.Load(name); ok {
+		return h.(string)
+	}
+	home := ""
+	if u, err := user.Lookup(name); err == nil {
+		home = filepath.ToSlash(u.HomeDir)
+	}
+	homes.Store(name, home)
+	return home
 }
 
 // singleSlashes replaces each run of slashes with one.
