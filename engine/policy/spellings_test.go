@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/reinsh/rein/engine/policy"
+	"github.com/reinsh/rein/engine/recipe"
 )
 
 // A denied flag is denied however the program would read it. Each attack
@@ -82,6 +83,27 @@ func TestHasFlagSpellings(t *testing.T) {
 		d := p.Check(command)
 		if got := d.Verdict == policy.Deny && strings.HasPrefix(d.Rule, "no-"); got != denied {
 			t.Errorf("%s: %s by %s, want denied=%v", command, d.Verdict, d.Rule, denied)
+		}
+	}
+}
+
+// findstr /S walks folders and cannot skip secrets: readonly on Windows
+// denies it, and allows findstr on named files.
+func TestFindstrRecursion(t *testing.T) {
+	r, err := recipe.Load(recipe.Options{Preset: "readonly", OS: "windows", CacheDir: "-", UserFile: "-", Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := policy.New(r, policy.Options{Home: "/home/dev"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for command, want := range map[string]policy.Verdict{
+		"findstr /S /I password *": policy.Deny, "findstr /si password *.*": policy.Deny, "findstr -s x *": policy.Deny,
+		"findstr /I /C:search notes.txt": policy.Allow, "findstr /N TODO main.go": policy.Allow,
+	} {
+		if d := p.Check(command); d.Verdict != want {
+			t.Errorf("%s: %s by %s (%s), want %s", command, d.Verdict, d.Rule, d.Reason, want)
 		}
 	}
 }

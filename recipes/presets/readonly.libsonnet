@@ -189,6 +189,12 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
       each='cmd.name in ["jq", "gojq", "jaq"] && (hasFlag(cmd, "-L", "--library-path") || any(cmd.args, {# startsWith "-L" && len(#) > 2}) || any(cmd.positionals, {let p = #; p contains "import" || p contains "include"}))',
     ),
     rein.rule(
+      'findstr-no-recursion',
+      'deny',
+      'findstr /S reads every file below the folder, .env and keys included, and has no way to skip them; search with git grep (tracked files) or rg, which rein keeps off secrets',
+      each='cmd.name in ["findstr", "findstr.exe"] && any(cmd.args, {(# startsWith "/" || # startsWith "-") && !(# contains ":") && len(#) > 1 && (# contains "s" || # contains "S")})',
+    ),
+    rein.rule(
       'uniq-no-output-file',
       'deny',
       'uniq INPUT OUTPUT writes OUTPUT; give one input file and read the result',
@@ -330,6 +336,8 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
       'gawk \'BEGIN{f = "sys" "tem"; @f("id")}\'',
       'rg --hostname-bin=/tmp/x --hyperlink-format=default x',
       'tree -R -L 2',
+      'findstr /S /I password *',
+      'findstr /si password *.*',
       "awk --source='BEGIN{system(\"id\")}'",
       "awk --so='BEGIN{system(\"id\")}'",
       "awk -W exec x.awk",
