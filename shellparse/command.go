@@ -104,16 +104,17 @@ func cdTarget(cd *Command, dir string) string {
 	case len(args) > 1 || args[0].Dynamic || args[0].Value == "-" || args[0].Value == "":
 		return dir
 	}
-	return moveDir(dir, args[0].Value)
+	return joinDir(dir, args[0].Value)
 }
 
-// moveDir is the folder to, as written, reached from dir (as written, ""
-// for where the script starts).
-func moveDir(dir, to string) string {
-	if dir == "" || filepath.IsAbs(to) || strings.HasPrefix(to, "/") || strings.HasPrefix(to, "~") {
-		return to
+// joinDir is the folder next names when reached from dir (cd next, git -C
+// next, env -C next), both as written; "" for dir is where the command
+// starts, and next from / or ~ stands alone.
+func joinDir(dir, next string) string {
+	if dir == "" || filepath.IsAbs(next) || strings.HasPrefix(next, "/") || strings.HasPrefix(next, "~") {
+		return next
 	}
-	return filepath.Join(dir, to)
+	return filepath.Join(dir, next)
 }
 
 // decl records a declaration builtin (export, declare, local, readonly,

@@ -3,7 +3,6 @@ package shellparse
 import (
 	"fmt"
 	"io/fs"
-	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -203,14 +202,6 @@ func printsPatch(a string) bool {
 // whether or not a file of that name exists: a wildcard or :(magic).
 func looksLikePathspec(a string) bool {
 	return strings.ContainsAny(a, "*?[") || strings.HasPrefix(a, ":(") || strings.HasPrefix(a, ":!") || strings.HasPrefix(a, ":^")
-}
-
-// joinDir is where git -C next leaves a git that was in dir.
-func joinDir(dir, next string) string {
-	if dir == "" || filepath.IsAbs(next) {
-		return next
-	}
-	return filepath.Join(dir, next)
 }
 
 // guardStash keeps git stash show to its summary: the stash's patch would

@@ -86,20 +86,9 @@ func fullOption(program, a string) string {
 		return a
 	}
 	written, value, valued := strings.Cut(a, "=")
-	full := ""
-	for _, o := range gnuLongs()[program] {
-		if o == written {
-			return a
-		}
-		if strings.HasPrefix(o, written) {
-			if full != "" {
-				return a // short for several: the program refuses it
-			}
-			full = o
-		}
-	}
-	if full == "" {
-		return a
+	full, ok := resolveLong(written, gnuLongs()[program])
+	if !ok || full == written {
+		return a // as written, or short for several (the program refuses it)
 	}
 	if valued {
 		return full + "=" + value

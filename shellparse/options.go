@@ -11,12 +11,17 @@ import (
 	"strings"
 )
 
-// longOption resolves a written long option name (without =VALUE) as
-// getopt_long does: the option of that name, or the one option it
-// abbreviates. ok is false for a name that is none of the wrapper's options
-// or is short for several.
+// longOption resolves a written long option name of a wrapper (without
+// =VALUE), as resolveLong does.
 func (syn *optionSyntax) longOption(name string) (option string, ok bool) {
-	lists := [...][]string{syn.longValue, syn.longOther}
+	return resolveLong(name, syn.longValue, syn.longOther)
+}
+
+// resolveLong resolves a written long option name (without =VALUE) among a
+// program's options as getopt_long does: the option of that name, or the
+// one option it abbreviates. ok is false for a name that is none of them
+// or is short for several.
+func resolveLong(name string, lists ...[]string) (option string, ok bool) {
 	for _, l := range lists {
 		if slices.Contains(l, name) {
 			return name, true
@@ -183,20 +188,24 @@ var (
 			"--group", "--ungroup", "--null", "--xargs", "--pipe", "--no-notice", "--will-cite", "--citation", "--trim", "--silent", "--no-run-if-empty", "--halt-on-error", "--tty"}}
 )
 
-// longOptionOf reads word i of a wrapper with a syntax of its own when it is a
-// long option: its full name, whether it is one, and the finding for one
-// rein cannot read.
-func longOptionOf(name string, w Word, syn optionSyntax) (option string, long bool, unknown string) {
-	if w.Dynamic && (strings.HasPrefix(w.Value, "-") || strings.HasPrefix(w.Raw, "-")) {
-		return "", true, unknownOption(name, w.Raw, syn)
+// wrapperOption reads a word of a wrapper with a syntax of its own (watch,
+// flock, parallel) among its options: end when they end there (an
+// operand), else a long option's full name (long) or a short option. ok is
+// false, the finding made, for an option rein cannot read.
+func (a *analyzer) wrapperOption(cmd *Command, w Word, name string, syn optionSyntax) (option string, long, end, ok bool) {
+	unknown := ""
+	switch {
+	case w.Dynamic && (strings.HasPrefix(w.Value, "-") || strings.HasPrefix(w.Raw, "-")):
+		unknown = unknownOption(name, w.Raw, syn)
+	case !strings.HasPrefix(w.Value, "--") || w.Value == "--":
+		return "", false, !strings.HasPrefix(w.Value, "-") || len(w.Value) < 2, true
+	default:
+		written, _, _ := strings.Cut(w.Value, "=")
+		if option, ok = syn.longOption(written); ok {
+			return option, true, false, true
+		}
+		unknown = unknownOption(name, w.Value, syn)
 	}
-	if !strings.HasPrefix(w.Value, "--") || w.Value == "--" {
-		return "", false, ""
-	}
-	written, _, _ := strings.Cut(w.Value, "=")
-	option, ok := syn.longOption(written)
-	if !ok {
-		return "", true, unknownOption(name, w.Value, syn)
-	}
-	return option, true, ""
+	a.finding(FindingUnknownOption, unknown, cmd.Pos, cmd.Via)
+	return "", false, false, false
 }

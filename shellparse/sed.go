@@ -304,7 +304,7 @@ func (r *sedReader) command() string {
 			r.pos++
 		}
 	case 'a', 'i', 'c':
-		r.text1()
+		r.skipText()
 	case 'r', 'R':
 		if f := r.restOfLine(); f != "" {
 			r.out.Reads = append(r.out.Reads, f)
@@ -328,8 +328,10 @@ func (r *sedReader) command() string {
 		}
 		delim := r.peek()
 		r.pos++
-		if !r.until(delim) || !r.until(delim) {
-			return "unterminated y command"
+		for part := 0; part < 2; part++ { // y/SOURCE/DEST/
+			if !r.until(delim) {
+				return "unterminated y command"
+			}
 		}
 	default:
 		return fmt.Sprintf("unknown command %q", c)
@@ -337,9 +339,9 @@ func (r *sedReader) command() string {
 	return ""
 }
 
-// text1 skips the text of a, i and c: to the end of the line, a line
+// skipText skips the text of a, i and c: to the end of the line, a line
 // ending in a backslash going on to the next.
-func (r *sedReader) text1() {
+func (r *sedReader) skipText() {
 	for !r.eof() {
 		c := r.peek()
 		r.pos++
@@ -362,23 +364,9 @@ func (r *sedReader) substitute() string {
 	if !r.untilRegex(delim) {
 		return "unterminated s command"
 	}
-	// The replacement may span lines with backslash-newline.
-	for {
-		if r.eof() {
-			return "unterminated s command"
-		}
-		c := r.peek()
-		r.pos++
-		if c == '\\' && !r.eof() {
-			r.pos++
-			continue
-		}
-		if c == delim {
-			break
-		}
-		if c == '\n' {
-			return "unterminated s command"
-		}
+	// The replacement (which spans lines only with backslash-newline).
+	if !r.until(delim) {
+		return "unterminated s command"
 	}
 	for !r.eof() {
 		switch c := r.peek(); {

@@ -46,7 +46,7 @@ func (a *analyzer) unwrap(cmd *Command, ctx context) {
 		w.special(a, cmd, exec)
 		return
 	}
-	opts := skipOptions(words, *w.options, name == "env" || name == "sudo")
+	opts := skipOptions(words, *w.options, name == "env" || w.options.chdir != nil)
 	if opts.unknown != "" {
 		a.finding(FindingUnknownOption, unknownOption(name, opts.unknown, *w.options), cmd.Pos, cmd.Via)
 		return
@@ -56,9 +56,9 @@ func (a *analyzer) unwrap(cmd *Command, ctx context) {
 	}
 	next, env := opts.next, opts.env
 	// env -C DIR and sudo -D DIR run the command in DIR.
-	for _, o := range chdirOptions[name] {
+	for _, o := range w.options.chdir {
 		if d, ok := opts.values[o]; ok && d != "" {
-			exec.dir = moveDir(exec.dir, d)
+			exec.dir = joinDir(exec.dir, d)
 		}
 	}
 	if name == "env" {
@@ -82,10 +82,6 @@ func (a *analyzer) unwrap(cmd *Command, ctx context) {
 	}
 	a.inner(cmd, words[next:], env, exec, name)
 }
-
-// chdirOptions are the options of a wrapper that move the command it runs
-// to another folder.
-var chdirOptions = map[string][]string{"env": {"-C", "--chdir"}, "sudo": {"-D", "--chdir"}}
 
 // enter descends one level into a wrapper or nested script; false when
 // the depth limit is reached (and reported).
@@ -318,12 +314,11 @@ func (a *analyzer) unwrapWatch(cmd *Command, ctx context) {
 			i++
 			break
 		}
-		option, long, unknown := longOptionOf("watch", words[i], watchOptions)
-		if unknown != "" {
-			a.finding(FindingUnknownOption, unknown, cmd.Pos, cmd.Via)
+		option, long, end, ok := a.wrapperOption(cmd, words[i], "watch", watchOptions)
+		if !ok {
 			return
 		}
-		if !long && (!strings.HasPrefix(v, "-") || len(v) < 2) {
+		if end {
 			break
 		}
 		switch {
@@ -367,12 +362,11 @@ func (a *analyzer) unwrapFlock(cmd *Command, ctx context) {
 			i++
 			break
 		}
-		option, long, unknown := longOptionOf("flock", words[i], flockOptions)
-		if unknown != "" {
-			a.finding(FindingUnknownOption, unknown, cmd.Pos, cmd.Via)
+		option, long, end, ok := a.wrapperOption(cmd, words[i], "flock", flockOptions)
+		if !ok {
 			return
 		}
-		if !long && (!strings.HasPrefix(v, "-") || len(v) < 2) {
+		if end {
 			break
 		}
 		if long {
@@ -426,12 +420,11 @@ func (a *analyzer) unwrapParallel(cmd *Command, ctx context) {
 		if strings.HasPrefix(v, ":::") {
 			break
 		}
-		option, long, unknown := longOptionOf("parallel", words[i], parallelOptions)
-		if unknown != "" {
-			a.finding(FindingUnknownOption, unknown, cmd.Pos, cmd.Via)
+		option, long, end, ok := a.wrapperOption(cmd, words[i], "parallel", parallelOptions)
+		if !ok {
 			return
 		}
-		if !long && (!strings.HasPrefix(v, "-") || len(v) < 2) {
+		if end {
 			break
 		}
 		switch {

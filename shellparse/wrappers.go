@@ -20,6 +20,7 @@ type optionSyntax struct {
 	assigns    bool     // NAME=VALUE words may stand before the command (env, sudo)
 	skip       int      // positionals before the command (timeout DURATION)
 	loneDash   bool     // a lone - is an option (env -, which is env -i)
+	chdir      []string // options that run the command in another folder (env -C DIR)
 }
 
 var wrappers = map[string]optionSyntax{
@@ -27,11 +28,11 @@ var wrappers = map[string]optionSyntax{
 		longValue: []string{"--close-from", "--chdir", "--group", "--host", "--prompt", "--chroot", "--role", "--command-timeout", "--type", "--other-user", "--user"},
 		longOther: []string{"--askpass", "--background", "--bell", "--preserve-env", "--edit", "--set-home", "--help", "--login", "--remove-timestamp",
 			"--reset-timestamp", "--list", "--non-interactive", "--preserve-groups", "--stdin", "--shell", "--version", "--validate"},
-		noRun: "lVvK", noRunLong: []string{"--list", "--version", "--validate", "--help", "--remove-timestamp"}, assigns: true},
+		noRun: "lVvK", noRunLong: []string{"--list", "--version", "--validate", "--help", "--remove-timestamp"}, assigns: true, chdir: []string{"-D", "--chdir"}},
 	"doas": {shortValue: "uC", assigns: false},
 	"env": {shortValue: "uCS", longValue: []string{"--unset", "--chdir", "--split-string"},
 		longOther: []string{"--ignore-environment", "--null", "--block-signal", "--default-signal", "--ignore-signal", "--list-signal-handling", "--debug", "--help", "--version"},
-		noRunLong: []string{"--help", "--version"}, assigns: true, loneDash: true},
+		noRunLong: []string{"--help", "--version"}, assigns: true, loneDash: true, chdir: []string{"-C", "--chdir"}},
 	"nice":    {shortValue: "n", longValue: []string{"--adjustment"}, longOther: []string{"--help", "--version"}, noRunLong: []string{"--help", "--version"}},
 	"nohup":   {longOther: []string{"--help", "--version"}, noRunLong: []string{"--help", "--version"}},
 	"timeout": {shortValue: "sk", longValue: []string{"--signal", "--kill-after"}, longOther: []string{"--foreground", "--preserve-status", "--verbose", "--help", "--version"}, noRunLong: []string{"--help", "--version"}, skip: 1},
