@@ -12,29 +12,18 @@ import (
 // allowed before (the kernel sandbox, where there is one, stopped the
 // read).
 func TestPathsFromTheCommandsFolder(t *testing.T) {
-	p := presetPolicy(t, "readonly")
-	tests := []struct {
-		command string
-		verdict policy.Verdict
-	}{
-		{"cd ~ && cat .aws/credentials", policy.Deny},
-		{"cd; cat .ssh/id_ed25519.pub", policy.Deny},
-		{"cd ~; cat < .aws/config", policy.Deny},
-		{"env -C ~ cat .aws/credentials", policy.Deny},
-		{"env --chdir=/ cat etc/shadow", policy.Deny},
-		{"cd / && cat etc/shadow", policy.Deny},
-		{"cd ~ && grep -r token .", policy.Deny},
-		{"cd src && cat main.go", policy.Allow},
-		{"(cd ~) && cat notes.txt", policy.Allow},
-		{"cd docs && grep -rn TODO .", policy.Allow},
-	}
-	for _, tt := range tests {
-		t.Run(tt.command, func(t *testing.T) {
-			if d := p.Check(tt.command); d.Verdict != tt.verdict {
-				t.Errorf("%s by %s (%s), want %s", d.Verdict, d.Rule, d.Reason, tt.verdict)
-			}
-		})
-	}
+	wantVerdicts(t, presetPolicy(t, "readonly"), map[string]policy.Verdict{
+		"cd ~ && cat .aws/credentials":  policy.Deny,
+		"cd; cat .ssh/id_ed25519.pub":   policy.Deny,
+		"cd ~; cat < .aws/config":       policy.Deny,
+		"env -C ~ cat .aws/credentials": policy.Deny,
+		"env --chdir=/ cat etc/shadow":  policy.Deny,
+		"cd / && cat etc/shadow":        policy.Deny,
+		"cd ~ && grep -r token .":       policy.Deny,
+		"cd src && cat main.go":         policy.Allow,
+		"(cd ~) && cat notes.txt":       policy.Allow,
+		"cd docs && grep -rn TODO .":    policy.Allow,
+	})
 }
 
 // ~NAME is another user's home folder, as the shell expands it.
@@ -43,13 +32,8 @@ func TestOtherUsersHome(t *testing.T) {
 	if err != nil || u.HomeDir != "/root" {
 		t.Skip("no root user with home /root here")
 	}
-	p := presetPolicy(t, "readonly")
-	for command, want := range map[string]policy.Verdict{
+	wantVerdicts(t, presetPolicy(t, "readonly"), map[string]policy.Verdict{
 		"cat ~root/.aws/credentials": policy.Deny, "ls ~root/.ssh": policy.Deny, "grep -r x ~root": policy.Deny,
 		"cat ~nosuchuser/.aws/credentials": policy.Allow, // left as written by the shell: a relative path
-	} {
-		if d := p.Check(command); d.Verdict != want {
-			t.Errorf("%s: %s by %s (%s), want %s", command, d.Verdict, d.Rule, d.Reason, want)
-		}
-	}
+	})
 }

@@ -30,8 +30,9 @@ type CmdEnv struct {
 	Text        string            `expr:"text"`
 
 	raw []string // flag tokens as written, for hasFlag("-exec")
-	// words, when known, tell which of argv's words are computed at run time.
-	words []shellparse.Word
+	// src, when known, is the analysed command (which words are computed
+	// at run time).
+	src *shellparse.Command
 }
 
 // RedirectEnv is a redirect as `when` rules see it.
@@ -79,7 +80,10 @@ func sedScript(c *CmdEnv) SedEnv {
 	if c == nil {
 		return SedEnv{}
 	}
-	s := shellparse.SedOf(&shellparse.Command{Words: c.words, Argv: c.Argv})
+	s := shellparse.Sed(c.Argv)
+	if c.src != nil {
+		s = shellparse.SedOf(c.src)
+	}
 	return SedEnv{Reads: s.Reads, Writes: s.Writes, Runs: s.Runs, Error: s.Err, Dynamic: s.Dynamic}
 }
 
@@ -328,7 +332,7 @@ func fillCmdEnv(env *CmdEnv, c *shellparse.Command, sub string) {
 	flags, raw := env.Flags[:0], env.raw[:0]
 	*env = CmdEnv{
 		Name: c.Name, Path: c.Path, Argv: c.Argv, Args: c.Args, Sub: sub,
-		Positionals: c.Positionals, Env: c.Env, Dynamic: c.Dynamic, Via: c.Via, Text: c.Text, words: c.Words,
+		Positionals: c.Positionals, Env: c.Env, Dynamic: c.Dynamic, Via: c.Via, Text: c.Text, src: c,
 	}
 	last := -1
 	for _, f := range c.Flags {

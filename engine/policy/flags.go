@@ -112,11 +112,9 @@ func (f *flagSet) denies(tok string) (string, bool) {
 		}
 	}
 	if strings.HasPrefix(tok, "--") {
-		if len(name) > 2 {
-			for _, long := range f.longs {
-				if strings.HasPrefix(long, name) {
-					return long, true
-				}
+		for _, long := range f.longs {
+			if spells(tok, long) {
+				return long, true
 			}
 		}
 		if p, ok := f.match(tok[1:]); ok {

@@ -12,7 +12,13 @@ import (
 // presetPolicy compiles a built-in preset for a temporary workspace.
 func presetPolicy(t testing.TB, name string) *policy.Policy {
 	t.Helper()
-	r, err := recipe.Load(recipe.Options{Preset: name, CacheDir: "-", UserFile: "-", Dir: t.TempDir()})
+	return presetPolicyFor(t, name, "")
+}
+
+// presetPolicyFor compiles a preset for an operating system ("": this one).
+func presetPolicyFor(t testing.TB, name, goos string) *policy.Policy {
+	t.Helper()
+	r, err := recipe.Load(recipe.Options{Preset: name, OS: goos, CacheDir: "-", UserFile: "-", Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,6 +37,16 @@ func recipePolicy(t testing.TB, jsonnet string) *policy.Policy {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// wantVerdicts checks p's verdict on each command.
+func wantVerdicts(t *testing.T, p *policy.Policy, want map[string]policy.Verdict) {
+	t.Helper()
+	for command, v := range want {
+		if d := p.Check(command); d.Verdict != v {
+			t.Errorf("%s: %s by %s (%s), want %s", command, d.Verdict, d.Rule, d.Reason, v)
+		}
+	}
 }
 
 // recipeDir writes a rein.jsonnet into a fresh folder and returns the folder.

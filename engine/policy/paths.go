@@ -244,13 +244,12 @@ func (ps *pathSet) nameCandidates(name string) uint64 {
 // resolve makes an argument into an absolute, cleaned, slash-separated path.
 func (ps *pathSet) resolve(arg, cwd string) string {
 	p := filepath.ToSlash(arg)
+	if abs, ok := otherHome(p); ok {
+		p = abs // ~root/.aws: the shell expands another user's home folder too
+	}
 	switch {
 	case p == "~" || strings.HasPrefix(p, "~/"):
 		p = ps.home + strings.TrimPrefix(p, "~")
-	case len(p) > 1 && p[0] == '~' && userHome(p) != "":
-		// ~root/.aws: the shell expands another user's home folder too.
-		name, rest, _ := strings.Cut(p[1:], "/")
-		p = userHome(name) + "/" + rest
 	case filepath.IsAbs(arg) || strings.HasPrefix(p, "/"):
 	default:
 		base := filepath.ToSlash(cwd)
@@ -272,23 +271,29 @@ func (ps *pathSet) resolve(arg, cwd string) string {
 // facts of the machine, looked up once per process.
 var homes sync.Map
 
-// userHome is the home folder of the user ~NAME names (up to the first
-// slash of p, after the ~), as the shell finds it; "" for no such user, whose
-// ~NAME the shell leaves as it is.
-func userHome(p string) string {
-	name, _, _ := strings.Cut(strings.TrimPrefix(p, "~"), "/")
-	if name == "" || strings.ContainsAny(name, "*?[$`'\"\\") {
-		return ""
+// otherHome reads ~NAME/REST, another user's home folder, as the shell
+// expands it. ok is false for ~ and ~/REST, and for no such user, whose
+// ~NAME the shell leaves as written.
+func otherHome(p string) (abs string, ok bool) {
+	if len(p) < 2 || p[0] != '~' || p[1] == '/' {
+		return "", false
 	}
-	if h, ok := homes.Load(name); ok {
-		return h.(string)
+	name, rest, _ := strings.Cut(p[1:], "/")
+	if strings.ContainsAny(name, "*?[$`'\"\\") {
+		return "", false
 	}
-	home := ""
-	if u, err := user.Lookup(name); err == nil {
-		home = filepath.ToSlash(u.HomeDir)
+	h, found := homes.Load(name)
+	if !found {
+		home := ""
+		if u, err := user.Lookup(name); err == nil {
+			home = filepath.ToSlash(u.HomeDir)
+		}
+		h, _ = homes.LoadOrStore(name, home)
 	}
-	homes.Store(name, home)
-	return home
+	if h.(string) == "" {
+		return "", false
+	}
+	return h.(string) + "/" + rest, true
 }
 
 // singleSlashes replaces each run of slashes with one.

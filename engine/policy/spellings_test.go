@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/reinsh/rein/engine/policy"
-	"github.com/reinsh/rein/engine/recipe"
 )
 
 // A denied flag is denied however the program would read it. Each attack
@@ -46,23 +45,13 @@ func TestDeniedFlagSpellings(t *testing.T) {
 // particular a Go program's -count is one flag, not the cluster -c -o ...
 // (go test -count=1 was denied as -o).
 func TestFlagSpellingsAllowed(t *testing.T) {
-	tests := []struct{ preset, command string }{
-		{"readonly", "sort -n f"},
-		{"readonly", "sort --numeric-sort f"},
-		{"readonly", "sed -n p f"},
-		{"readonly", "git log --oneline"},
-		{"readonly", "find . -name x -print"},
-		{"go", "go test -count=1 ./..."},
-		{"go", "go test -cover -json ./..."},
-		{"go", "go test --run=X ./..."},
-	}
-	for _, tt := range tests {
-		t.Run(tt.command, func(t *testing.T) {
-			if d := presetPolicy(t, tt.preset).Check(tt.command); d.Verdict != policy.Allow {
-				t.Errorf("%s: %s by %s (%s), want allow", tt.command, d.Verdict, d.Rule, d.Reason)
-			}
-		})
-	}
+	wantVerdicts(t, presetPolicy(t, "readonly"), map[string]policy.Verdict{
+		"sort -n f": policy.Allow, "sort --numeric-sort f": policy.Allow, "sed -n p f": policy.Allow,
+		"git log --oneline": policy.Allow, "find . -name x -print": policy.Allow,
+	})
+	wantVerdicts(t, presetPolicy(t, "go"), map[string]policy.Verdict{
+		"go test -count=1 ./...": policy.Allow, "go test -cover -json ./...": policy.Allow, "go test --run=X ./...": policy.Allow,
+	})
 }
 
 // hasFlag in rules reads the same spellings.
@@ -90,20 +79,8 @@ func TestHasFlagSpellings(t *testing.T) {
 // findstr /S walks folders and cannot skip secrets: readonly on Windows
 // denies it, and allows findstr on named files.
 func TestFindstrRecursion(t *testing.T) {
-	r, err := recipe.Load(recipe.Options{Preset: "readonly", OS: "windows", CacheDir: "-", UserFile: "-", Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := policy.New(r, policy.Options{Home: "/home/dev"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for command, want := range map[string]policy.Verdict{
+	wantVerdicts(t, presetPolicyFor(t, "readonly", "windows"), map[string]policy.Verdict{
 		"findstr /S /I password *": policy.Deny, "findstr /si password *.*": policy.Deny, "findstr -s x *": policy.Deny,
 		"findstr /I /C:search notes.txt": policy.Allow, "findstr /N TODO main.go": policy.Allow,
-	} {
-		if d := p.Check(command); d.Verdict != want {
-			t.Errorf("%s: %s by %s (%s), want %s", command, d.Verdict, d.Rule, d.Reason, want)
-		}
-	}
+	})
 }

@@ -304,3 +304,17 @@ func TestVettingSaysWhatRunningRefuses(t *testing.T) {
 		}
 	}
 }
+
+// A wrapper option rein cannot read leaves the walking command unknown:
+// running refuses it, saying which option and what to do.
+func TestGuardRefusesUnreadableWrapperOptions(t *testing.T) {
+	p := presetPolicy(t, "readonly")
+	for argv, want := range map[string]string{
+		"timeout --bogus 5 grep -r KEY .": "timeout --bogus is not an option rein knows timeout to have, so it cannot tell which command timeout runs; write the command without it",
+		"env --i grep -r KEY .":           "env --i is short for several of its options (--ignore-environment, --ignore-signal), so rein cannot tell which command it runs; write the option out in full",
+	} {
+		if out, err := p.GuardSearch(strings.Fields(argv), nil); err == nil || err.Error() != want {
+			t.Errorf("%s: runs as %q, error %v", argv, out, err)
+		}
+	}
+}
