@@ -154,6 +154,9 @@ type analyzer struct {
 	functions map[string]bool
 	visit     func(syntax.Node) bool
 	scanCtx   context
+	// passed holds the variables set so far that make programs run code,
+	// given to every command that follows (inherit).
+	passed map[string]string
 }
 
 // context is where a node sits: the text it came from, the wrappers and
@@ -368,7 +371,7 @@ func (a *analyzer) command(cmd syntax.Command, ctx context) string {
 		a.script.addConstruct(ConstructLoop)
 		a.scan(c.Loop, ctx)
 		if wi, ok := c.Loop.(*syntax.WordIter); ok && wi.Name != nil {
-			a.script.Assignments = append(a.script.Assignments, Assignment{Name: wi.Name.Value, Dynamic: true, Pos: ctx.pos(wi.Name.Pos())})
+			a.assign(Assignment{Name: wi.Name.Value, Dynamic: true, Pos: ctx.pos(wi.Name.Pos())}, unknownValue(wi.Name.Value))
 		}
 		a.stmts(c.Do, ctx)
 	case *syntax.CaseClause:
@@ -406,6 +409,11 @@ func (a *analyzer) command(cmd syntax.Command, ctx context) string {
 	case *syntax.LetClause:
 		a.script.addConstruct(ConstructArithmetic)
 		a.scan(c, ctx)
+		for _, x := range c.Exprs {
+			if w, ok := x.(*syntax.Word); ok && isQuoted(w) {
+				a.arithmString(w, ctx)
+			}
+		}
 	case *syntax.TestClause:
 		a.script.addConstruct(ConstructTest)
 		a.scan(c, ctx)
@@ -471,6 +479,18 @@ func (a *analyzer) visitNode(node syntax.Node) bool {
 		}
 		a.substitution(kind, ConstructProcSubst, s, s.Stmts, a.scanCtx)
 		return false
+	case *syntax.ParamExp:
+		if s.Exp != nil && (s.Exp.Op == syntax.AssignUnset || s.Exp.Op == syntax.AssignUnsetOrNull) {
+			a.paramAssign(s)
+		}
+	case *syntax.BinaryArithm:
+		if isArithmAssign(s.Op) {
+			a.arithmAssign(s.X, s)
+		}
+	case *syntax.UnaryArithm:
+		if s.Op == syntax.Inc || s.Op == syntax.Dec {
+			a.arithmAssign(s.X, s)
+		}
 	}
 	return true
 }

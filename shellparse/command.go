@@ -32,19 +32,24 @@ func (a *analyzer) assigns(list []*syntax.Assign, ctx context) (env map[string]s
 func assignValue(src string, as *syntax.Assign) (string, bool) {
 	switch {
 	case as.Value != nil:
-		var buf [1]Word
-		ws := appendResolved(buf[:0], src, as.Value)
-		if len(ws) == 1 {
-			return ws[0].Text(), ws[0].Dynamic || ws[0].Glob
-		}
-		return sourceOf(src, as.Value), true
+		return wordValue(src, as.Value)
 	case as.Array != nil:
 		return sourceOf(src, as.Array), true
 	}
 	return "", false
 }
 
-// call analyses a simple command (or a bare assignment).
+// wordValue is a word resolved as an assigned value (no field splitting):
+// its text, and whether it is known only at run time.
+func wordValue(src string, w *syntax.Word) (string, bool) {
+	var buf [1]Word
+	ws := appendResolved(buf[:0], src, w)
+	if len(ws) == 1 {
+		return ws[0].Text(), ws[0].Dynamic || ws[0].Glob
+	}
+	return sourceOf(src, w), true
+}
+
 // call analyses a simple command and returns the working folder after it
 // (moved by a cd).
 func (a *analyzer) call(c *syntax.CallExpr, ctx context) string {
@@ -58,7 +63,7 @@ func (a *analyzer) call(c *syntax.CallExpr, ctx context) string {
 				continue
 			}
 			v, dyn := assignValue(ctx.src, as)
-			a.script.Assignments = append(a.script.Assignments, Assignment{Name: as.Name.Value, Value: v, Dynamic: dyn, Pos: ctx.pos(as.Pos())})
+			a.assign(Assignment{Name: as.Name.Value, Value: v, Dynamic: dyn, Pos: ctx.pos(as.Pos())}, v)
 		}
 		return ctx.dir
 	}
@@ -118,20 +123,42 @@ func joinDir(dir, next string) string {
 }
 
 // decl records a declaration builtin (export, declare, local, readonly,
-// typeset, nameref) both as assignments and as a simple command.
+// typeset, nameref) both as assignments and as a simple command. A word
+// bash takes as an assignment once expanded (declare "PATH=.", export
+// {PATH,x}=.) is one here too; the assignments take effect after the
+// command, so the command itself is not given the variables it sets.
 func (a *analyzer) decl(d *syntax.DeclClause, ctx context) {
 	words := []Word{{Value: d.Variant.Value}}
+	opts := declOptions{refs: d.Variant.Value == "nameref"}
+	type pending struct {
+		name, value   string
+		dynamic, bare bool
+		pos           Position
+	}
+	var assigned []pending
 	for _, as := range d.Args {
 		if as.Value != nil && needsScan(as.Value) || as.Array != nil || as.Index != nil {
 			a.scan(as, ctx)
 		}
+		pos := ctx.pos(as.Pos())
 		switch {
 		case as.Naked && as.Name == nil && as.Value != nil:
+			n := len(words)
 			words = appendResolved(words, ctx.src, as.Value)
+			for _, w := range words[n:] {
+				switch name, value, bare, ok := assignedWord(w.Value); {
+				case w.Dynamic:
+					a.dynamicVariable(d.Variant.Value+" "+w.Raw, pos, ctx.via)
+				case len(w.Value) > 1 && (w.Value[0] == '-' || w.Value[0] == '+'):
+					opts.read(d.Variant.Value, w.Value)
+				case ok:
+					assigned = append(assigned, pending{name, value, false, bare, pos})
+				}
+			}
 		case as.Name != nil:
 			v, dyn := assignValue(ctx.src, as)
 			a.script.addConstruct(ConstructAssignment)
-			a.script.Assignments = append(a.script.Assignments, Assignment{Name: as.Name.Value, Value: v, Dynamic: dyn, Pos: ctx.pos(as.Pos())})
+			assigned = append(assigned, pending{as.Name.Value, v, dyn, as.Naked, pos})
 			w := Word{Value: as.Name.Value}
 			if !as.Naked {
 				w.Value += "=" + v
@@ -151,6 +178,9 @@ func (a *analyzer) decl(d *syntax.DeclClause, ctx context) {
 	if cmd != nil {
 		cmd.Decl = true
 	}
+	for _, as := range assigned {
+		a.declared(opts, as.name, as.value, as.dynamic, as.bare, as.pos, ctx.via)
+	}
 }
 
 // simple records a simple command built from resolved words and unwraps it.
@@ -169,8 +199,14 @@ func (a *analyzer) simple(words []Word, env map[string]string, ctx context, pos 
 	if cmd.DynamicName {
 		a.script.addConstruct(ConstructDynamicName)
 	}
+	if a.passed != nil {
+		a.inherit(cmd)
+	}
 	a.envCode(cmd, ctx)
 	a.unwrap(cmd, ctx)
+	if !ctx.execd {
+		a.builtinAssigns(cmd, ctx)
+	}
 	return cmd
 }
 

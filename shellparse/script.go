@@ -160,6 +160,9 @@ const (
 	FindingCodeExec      = "code_execution" // LD_PRELOAD=..., git -c core.hooksPath=...
 	FindingDynamicArgs   = "dynamic_args"   // informational: re-checked at run time
 	FindingUnknownOption = "unknown_option" // env --bogus CMD: where CMD starts is unknown
+	// FindingDynamicVariable: declare "$x=1", read "$x": a variable named at
+	// run time, which may be PATH or LD_PRELOAD.
+	FindingDynamicVariable = "dynamic_variable"
 )
 
 // Finding is something the analysis noticed that is not a simple command.

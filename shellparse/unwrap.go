@@ -511,7 +511,12 @@ func (a *analyzer) envCode(cmd *Command, ctx context) {
 			if strings.ContainsAny(value, "$`") {
 				a.finding(FindingDynamicScript, fmt.Sprintf("%s is set to a command built at run time", name), cmd.Pos, cmd.Via)
 			} else if strings.TrimSpace(value) != "" {
+				// The value's commands run with the same environment,
+				// already checked here: passing it on again would recurse.
+				passed := a.passed
+				a.passed = nil
 				a.nested(cmd, value, ctx, name+"=")
+				a.passed = passed
 			}
 		case loadsCode(name):
 			a.finding(FindingCodeExec, fmt.Sprintf("%s=%s makes %s load code from outside the command", name, Quote(value), cmd.Name), cmd.Pos, cmd.Via)

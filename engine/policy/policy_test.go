@@ -80,6 +80,11 @@ var readonlyDenied = []struct{ class, command string }{
 	{"sed long expression option", "sed --expression='w out' f"},
 	{"secret folder itself", "grep -r key ~/.ssh"},
 	{"date set", "date -s 2020-01-01"},
+	{"assignment by arithmetic", "(( IFS=1 ))"},
+	{"assignment through a name reference", "declare -n r=PATH; r=/tmp"},
+	{"assignment in a quoted declare word", `declare "PATH=/tmp"`},
+	{"assignment by a parameter default", ": ${PATH:=/tmp}"},
+	{"code variable exported before the command", "export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='rm x'; git status"},
 }
 
 var readonlyAllowed = []string{
@@ -105,6 +110,8 @@ var readonlyAllowed = []string{
 	"jq '.dependencies' package.json",
 	"if [ -f go.mod ]; then cat go.mod; fi",
 	"for f in a b; do wc -l $f; done",
+	"export GIT_PAGER=cat; git log -1",
+	"for ((i = 0; i < 3; i++)); do echo $i; done",
 }
 
 func TestReadonlyDenies(t *testing.T) {

@@ -1,0 +1,54 @@
+package policy_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/reinsh/rein/engine/policy"
+)
+
+// Under readonly every way of setting PATH, IFS or LD_* is denied by the
+// rule on assignments, not only NAME=value; a variable named at run time is
+// denied as such; and a variable that makes programs run code, exported
+// before a command, is checked as that command's own prefix would be.
+func TestReadonlyHiddenAssignments(t *testing.T) {
+	p := presetPolicy(t, "readonly")
+	tests := []struct {
+		command string
+		verdict policy.Verdict
+		rule    string // the deciding rule, or one of them
+	}{
+		{`declare "PATH=/tmp"`, policy.Deny, "no-risky-assignment"},
+		{`declare P"ATH=/tmp"`, policy.Deny, "no-risky-assignment"},
+		{"export {PATH,x}=/tmp", policy.Deny, "no-risky-assignment"},
+		{"declare -n r=PATH; r=/tmp", policy.Deny, "no-risky-assignment"},
+		{"local -n r=IFS", policy.Deny, "no-risky-assignment"},
+		{"echo ${PATH:=/tmp}", policy.Deny, "no-risky-assignment"},
+		{"(( IFS=1 ))", policy.Deny, "no-risky-assignment"},
+		{"let IFS=1", policy.Deny, "no-risky-assignment"},
+		{`let "IFS=1"`, policy.Deny, "no-risky-assignment"},
+		{"echo $((IFS+=1))", policy.Deny, "no-risky-assignment"},
+		{"a[IFS=1]=x", policy.Deny, "no-risky-assignment"},
+		{"echo ${x:IFS=1:1}", policy.Deny, "no-risky-assignment"},
+		{"printf -v IFS %s x", policy.Deny, "no-risky-assignment"},
+		{`x=PATH; declare "$x=/tmp"`, policy.Deny, "analysis.dynamic_variable"},
+		{"echo ${!x:=/tmp}", policy.Deny, "analysis.dynamic_variable"},
+		{`let "a[$(rm x)]"`, policy.Deny, "shell.unknown_program"},
+		{"export LD_PRELOAD=/tmp/x.so; ls", policy.Deny, "analysis.code_execution"},
+		{"declare -n r=GIT_DIR; r=/tmp/x; git log", policy.Deny, "analysis.code_execution"},
+		{"export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='rm x'; git log", policy.Deny, "analysis.code_execution"},
+		{"export GIT_EXTERNAL_DIFF=cat; git diff", policy.Deny, "env-prefix"},
+		{"export GIT_PAGER='rm x'; git log", policy.Deny, "shell.unknown_program"},
+		{"export GIT_PAGER=cat; git log", policy.Allow, ""},
+		{"git diff; export GIT_EXTERNAL_DIFF=cat", policy.Allow, ""},
+		{"declare -p PATH", policy.Allow, ""},
+		{"let x=1 y++", policy.Allow, ""},
+		{"echo ${x:-/tmp}", policy.Allow, ""},
+	}
+	for _, tt := range tests {
+		d := p.Check(tt.command)
+		if d.Verdict != tt.verdict || !strings.Contains(d.Rule, tt.rule) {
+			t.Errorf("%s: %s by %s (%s), want %s by %s", tt.command, d.Verdict, d.Rule, d.Reason, tt.verdict, tt.rule)
+		}
+	}
+}

@@ -1,0 +1,277 @@
+package shellparse
+
+import (
+	"fmt"
+	"maps"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Bash sets variables in more ways than NAME=value: declare with a quoted or
+// brace-expanded word (declare "PATH=."), a name reference (declare -n r=PATH;
+// r=.), ${NAME:=value}, arithmetic ((NAME=1)), let, read NAME, mapfile,
+// getopts and printf -v. Every one is an Assignment, so that a rule on
+// assignments (no PATH, IFS, LD_*) sees it; one whose name is computed at run
+// time is a finding, as its name cannot be checked.
+
+// assign records an assignment. passed is the value a program started after
+// it would find in its environment, as far as the analysis can tell: a
+// variable that makes programs run or load code (IsCodeEnv) is passed to the
+// commands that follow, as the runner passes the shell's exported variables
+// to each command it checks (export GIT_EXTERNAL_DIFF=x; git diff is vetted
+// as GIT_EXTERNAL_DIFF=x git diff).
+func (a *analyzer) assign(as Assignment, passed string) {
+	a.script.Assignments = append(a.script.Assignments, as)
+	if IsCodeEnv(as.Name) {
+		if a.passed == nil {
+			a.passed = map[string]string{}
+		}
+		a.passed[as.Name] = passed
+	}
+}
+
+// unknownValue is what a program finds in NAME when its value is known only
+// at run time: a dynamic value, which the code checks read as such.
+func unknownValue(name string) string { return "$" + name }
+
+// inherit gives a command the code variables set earlier in the script; its
+// own prefix assignments win.
+func (a *analyzer) inherit(cmd *Command) {
+	env := maps.Clone(a.passed)
+	maps.Copy(env, cmd.Env)
+	cmd.Env = env
+}
+
+// dynamicVariable reports an assignment to a variable named at run time.
+func (a *analyzer) dynamicVariable(what string, pos Position, via []string) {
+	a.finding(FindingDynamicVariable, fmt.Sprintf("%s sets a variable whose name is known only at run time, so rein cannot tell whether it is PATH, IFS or LD_PRELOAD; write the name out", what), pos, via)
+}
+
+// assignedWord reads a word of a declaration builtin that bash takes as an
+// assignment once quotes are removed: NAME, NAME=value, NAME+=value,
+// NAME[index]=value. ok is false for anything else (bash rejects it).
+func assignedWord(s string) (name, value string, bare, ok bool) {
+	end := 0
+	for end < len(s) && (s[end] == '_' || s[end] >= 'a' && s[end] <= 'z' || s[end] >= 'A' && s[end] <= 'Z' || end > 0 && s[end] >= '0' && s[end] <= '9') {
+		end++
+	}
+	if end == 0 {
+		return "", "", false, false
+	}
+	name, rest := s[:end], s[end:]
+	if rest == "" {
+		return name, "", true, true
+	}
+	if rest[0] == '[' {
+		i := strings.IndexByte(rest, ']')
+		if i < 0 {
+			return "", "", false, false
+		}
+		rest = rest[i+1:]
+	}
+	rest = strings.TrimPrefix(rest, "+")
+	if rest == "" || rest[0] != '=' {
+		return "", "", false, false
+	}
+	return name, rest[1:], false, true
+}
+
+// declOptions is what a declaration builtin's options make of its names.
+type declOptions struct {
+	refs  bool // declare -n: NAME=TARGET makes NAME stand for TARGET
+	print bool // -p, -f, -F (and export -n): names are shown or unexported, not set
+}
+
+// read adds an option word (-n, -gx, +x) of builtin variant to o.
+func (o *declOptions) read(variant, word string) {
+	if word[0] != '-' {
+		return // +x removes an attribute
+	}
+	for _, c := range word[1:] {
+		switch {
+		case c == 'n' && variant == "export":
+			o.print = true
+		case c == 'n':
+			o.refs = true
+		case c == 'p' || c == 'f' || c == 'F':
+			o.print = true
+		}
+	}
+}
+
+// declared records what one argument of a declaration builtin assigns:
+// value is TARGET for a name reference, whose later assignments set TARGET.
+func (a *analyzer) declared(o declOptions, name, value string, dynamic, bare bool, pos Position, via []string) {
+	if o.print {
+		return
+	}
+	if o.refs && !bare {
+		target, _, _, ok := assignedWord(value)
+		switch {
+		case dynamic:
+			a.dynamicVariable("declare -n "+name+"="+value, pos, via)
+		case ok:
+			a.assign(Assignment{Name: target, Dynamic: true, Pos: pos}, unknownValue(target))
+		}
+	}
+	passed := value
+	if bare {
+		passed = unknownValue(name)
+	}
+	a.assign(Assignment{Name: name, Value: value, Dynamic: dynamic, Pos: pos}, passed)
+}
+
+// arithmAssign records the variable an arithmetic assignment (x=1, x+=2,
+// x++) sets; x is the expression assigned to.
+func (a *analyzer) arithmAssign(x syntax.ArithmExpr, n syntax.Node) {
+	pos := a.scanCtx.pos(n.Pos())
+	w, _ := x.(*syntax.Word)
+	name := ""
+	if w != nil && len(w.Parts) == 1 {
+		switch p := w.Parts[0].(type) {
+		case *syntax.Lit:
+			name = p.Value
+		case *syntax.ParamExp:
+			// a[i]=1 is a ParamExp without a dollar; $x=1 assigns to
+			// the variable x names.
+			if !p.Dollar.IsValid() && p.Param != nil {
+				name = p.Param.Value
+			}
+		}
+	}
+	if !IsBareName(name) || strings.ContainsAny(name, "-.") {
+		a.dynamicVariable(sourceOf(a.scanCtx.src, n), pos, a.scanCtx.via)
+		return
+	}
+	a.assign(Assignment{Name: name, Dynamic: true, Pos: pos}, unknownValue(name))
+}
+
+// arithmString analyses a quoted expression of let (let "x=1"), which bash
+// reads as arithmetic once the quotes are removed: what it assigns, and the
+// commands of substitutions in its array indexes (let "a[$(cmd)]").
+func (a *analyzer) arithmString(w *syntax.Word, ctx context) {
+	value, dynamic := wordValue(ctx.src, w)
+	if dynamic {
+		return
+	}
+	p := a.parser
+	if p == nil {
+		p = parsers.Get().(*parser)
+		defer parsers.Put(p)
+	}
+	p.r.Reset(value)
+	x, err := p.p.Arithmetic(&p.r)
+	if err != nil || x == nil {
+		return // bash stops with an error
+	}
+	inner := ctx
+	inner.src, inner.at, inner.nested = value, ctx.pos(w.Pos()), true
+	a.scan(x, inner)
+}
+
+func isQuoted(w *syntax.Word) bool {
+	for _, part := range w.Parts {
+		switch part.(type) {
+		case *syntax.SglQuoted, *syntax.DblQuoted:
+			return true
+		}
+	}
+	return false
+}
+
+func isArithmAssign(op syntax.BinAritOperator) bool {
+	switch op {
+	case syntax.Assgn, syntax.AddAssgn, syntax.SubAssgn, syntax.MulAssgn, syntax.QuoAssgn, syntax.RemAssgn,
+		syntax.AndAssgn, syntax.OrAssgn, syntax.XorAssgn, syntax.ShlAssgn, syntax.ShrAssgn:
+		return true
+	}
+	return false
+}
+
+// paramAssign records ${NAME=value} and ${NAME:=value}, which set NAME when
+// it is unset (or empty).
+func (a *analyzer) paramAssign(p *syntax.ParamExp) {
+	pos := a.scanCtx.pos(p.Pos())
+	if p.Excl || p.Param == nil {
+		a.dynamicVariable(sourceOf(a.scanCtx.src, p), pos, a.scanCtx.via)
+		return
+	}
+	value, dynamic := "", false
+	if p.Exp.Word != nil {
+		value, dynamic = wordValue(a.scanCtx.src, p.Exp.Word)
+	}
+	a.assign(Assignment{Name: p.Param.Value, Value: value, Dynamic: dynamic, Pos: pos}, value)
+}
+
+// readsInto describes a builtin that reads into variables: its options
+// that take a value, and which of its operands are variable names.
+type readsInto struct {
+	valued      string // options taking a value
+	first, last int    // operands first to last (-1: all) name variables
+}
+
+func readsIntoOf(name string) (readsInto, bool) {
+	switch name {
+	case "read":
+		return readsInto{valued: "adinNptu", last: -1}, true
+	case "mapfile", "readarray":
+		return readsInto{valued: "dnOsuCc"}, true
+	case "getopts":
+		return readsInto{first: 1, last: 1}, true
+	case "printf":
+		return readsInto{valued: "v", first: 1, last: 0}, true
+	}
+	return readsInto{}, false
+}
+
+// builtinAssigns records the variables a builtin that reads into variables
+// sets (read, mapfile, readarray, getopts, printf -v), from its words.
+func (a *analyzer) builtinAssigns(cmd *Command, ctx context) {
+	spec, ok := readsIntoOf(cmd.Name)
+	if !ok {
+		return
+	}
+	set := func(w Word) {
+		switch {
+		case w.Dynamic:
+			a.dynamicVariable(cmd.Name+" "+w.Raw, cmd.Pos, cmd.Via)
+		case IsBareName(w.Value) && !strings.ContainsAny(w.Value, "-."):
+			a.assign(Assignment{Name: w.Value, Dynamic: true, Pos: cmd.Pos}, unknownValue(w.Value))
+		}
+	}
+	words := cmd.Words[1:]
+	i := 0
+	for ; i < len(words) && !words[i].Dynamic; i++ {
+		v := words[i].Value
+		if v == "--" {
+			i++
+			break
+		}
+		if len(v) < 2 || v[0] != '-' {
+			break
+		}
+		for j := 1; j < len(v); j++ {
+			if strings.IndexByte(spec.valued, v[j]) < 0 {
+				continue
+			}
+			value := Word{Value: v[j+1:]}
+			if value.Value == "" && i+1 < len(words) {
+				i++
+				value = words[i]
+			}
+			switch v[j] {
+			case 'a', 'v': // read -a NAME, printf -v NAME
+				set(value)
+			case 'C': // mapfile -C CALLBACK runs CALLBACK every few lines
+				a.nestedWords(cmd, []Word{value}, ctx, cmd.Name+" -C")
+			}
+			break
+		}
+	}
+	for n, w := range words[i:] {
+		if n >= spec.first && (spec.last < 0 || n <= spec.last) {
+			set(w)
+		}
+	}
+}
