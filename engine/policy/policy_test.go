@@ -84,6 +84,8 @@ var readonlyDenied = []struct{ class, command string }{
 	{"assignment through a name reference", "declare -n r=PATH; r=/tmp"},
 	{"assignment in a quoted declare word", `declare "PATH=/tmp"`},
 	{"assignment by a parameter default", ": ${PATH:=/tmp}"},
+	{"reading the terminal", "head -c 100 < /dev/tty"},
+	{"reading another terminal", "cat /dev/pts/0"},
 	{"code variable exported before the command", "export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='rm x'; git status"},
 }
 

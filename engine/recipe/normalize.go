@@ -36,6 +36,10 @@ var (
 		// model's API key), and the links through which /proc reaches any
 		// file the process can (/proc/PID/root/home/u/.ssh/id_rsa).
 		"/proc/**/environ", "/proc/**/mem", "/proc/**/root/**", "/proc/**/cwd/**", "/proc/**/fd/**", "/proc/**/map_files/**",
+		// The terminal rein runs in: a command reading it takes the
+		// keystrokes meant for rein's prompts (or the user's next command),
+		// one writing it can forge what the user sees.
+		"/dev/tty", "/dev/tty[0-9]*", "/dev/pts/**", "/dev/console", "/dev/ptmx", "/dev/vcs*",
 		// rein's own record: every session's transcript, from every repository.
 		"~/.local/state/rein/**"}, ToolConfig...)
 	// ToolConfig are secrets that the programs rein runs read for their

@@ -11,10 +11,13 @@ import (
 // group is a started process and its process group.
 type group struct{ pid int }
 
-// startInGroup starts cmd as the leader of a new process group, so that the
-// whole tree it spawns can be signalled at once.
+// startInGroup starts cmd as the leader of a new session, and so of a new
+// process group, so that the whole tree it spawns can be signalled at once.
+// A new session has no controlling terminal: a command cannot open
+// /dev/tty to read the keystrokes meant for rein's prompts, nor push input
+// into the user's terminal (TIOCSTI).
 func startInGroup(cmd *exec.Cmd) (*group, error) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}

@@ -65,7 +65,7 @@ func fail(msg string) {
 
 func restrict(c Config) error {
 	rules := append(readRules(c.Hide),
-		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/tty").IgnoreIfMissing(),
+		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full").IgnoreIfMissing(),
 	)
 	if c.Mode == "workspace-write" {
 		dirs := append([]string{c.Workspace}, c.Write...)
@@ -135,9 +135,15 @@ func readRules(hide []string) []landlock.Rule {
 			if hidden[p] || ancestors[p] {
 				continue
 			}
-			if st, err := os.Stat(p); err == nil && st.IsDir() { // follows links: /bin -> usr/bin
+			st, err := os.Stat(p) // follows links: /bin -> usr/bin
+			switch {
+			case err != nil:
+			case st.IsDir():
 				dirs = append(dirs, p)
-			} else if err == nil {
+			case st.Mode()&(os.ModeNamedPipe|os.ModeSocket) != 0:
+				// /dev/stderr leads to this helper's own pipe, which
+				// Landlock cannot take a rule for.
+			default:
 				files = append(files, p)
 			}
 		}
