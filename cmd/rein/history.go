@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/reinsh/rein/engine/message"
+	"github.com/reinsh/rein/engine/report"
 	"github.com/reinsh/rein/engine/store"
 )
 
@@ -70,11 +71,11 @@ func (c *logCmd) Run(g *Globals, e *env) error {
 		switch m.Kind {
 		case message.System:
 		case message.User:
-			fmt.Fprintf(e.stdout, "\n%s  you: %s\n", when, m.Content)
+			fmt.Fprintf(e.stdout, "\n%s  you: %s\n", when, report.Visible(m.Content))
 		case message.Assistant:
-			fmt.Fprintf(e.stdout, "%s  model: %s\n", when, m.Content)
+			fmt.Fprintf(e.stdout, "%s  model: %s\n", when, report.Visible(m.Content))
 		case message.ToolCall:
-			fmt.Fprintf(e.stdout, "%s  ▶ %s\n", when, m.Content)
+			fmt.Fprintf(e.stdout, "%s  ▶ %s\n", when, report.Visible(m.Content))
 		case message.ToolResult:
 			fmt.Fprintf(e.stdout, "%s    %s\n", when, firstLine(m.Content))
 		case "usage":
@@ -84,12 +85,10 @@ func (c *logCmd) Run(g *Globals, e *env) error {
 	return nil
 }
 
+// firstLine is the first line of a stored text, fit for a table row.
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
-	if len(s) > 160 {
-		s = s[:157] + "…"
-	}
-	return s
+	return report.Clip(s, 160)
 }
 
 type auditCmd struct {

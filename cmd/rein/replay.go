@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/reinsh/rein/engine/policy"
+	"github.com/reinsh/rein/engine/report"
 	"github.com/reinsh/rein/engine/store"
 )
 
@@ -75,7 +76,7 @@ func (c *replayCmd) Run(g *Globals, e *env) error {
 		if ch.Looser {
 			mark = "LOOSER  "
 		}
-		fmt.Fprintf(e.stdout, "%s %s → %s  %s\n         rule %s: %s\n", mark, ch.Before, ch.After, ch.Command, ch.Rule, ch.Reason)
+		fmt.Fprintf(e.stdout, "%s %s → %s  %s\n         rule %s: %s\n", mark, ch.Before, ch.After, report.Visible(ch.Command), ch.Rule, report.Visible(ch.Reason))
 	}
 	if !c.JSON {
 		fmt.Fprintf(e.stdout, "%d commands re-vetted: %d unchanged, %d changed, %d more permissive\n", len(rows), same, len(rows)-same, looser)

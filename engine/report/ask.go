@@ -47,7 +47,7 @@ func (p *AskPrinter) Event(e agent.Event) {
 		p.spin.start()
 	case "text":
 		if !p.quiet {
-			fmt.Fprint(p.out, e.Text)
+			fmt.Fprint(p.out, Visible(e.Text))
 			p.midLine = !strings.HasSuffix(e.Text, "\n")
 		}
 	case "command":
@@ -59,12 +59,12 @@ func (p *AskPrinter) Event(e agent.Event) {
 		if e.Reason != "" {
 			line += "   # " + e.Reason
 		}
-		fmt.Fprintln(p.info, line)
+		fmt.Fprintln(p.info, Visible(line))
 		verdict := e.Verdict
 		if e.DryRun {
 			verdict += ", dry run: not run"
 		}
-		fmt.Fprintf(p.info, "  %s — rule %s: %s\n", verdict, e.Rule, e.Why)
+		fmt.Fprintf(p.info, "  %s — rule %s: %s\n", verdict, e.Rule, Visible(e.Why))
 	case "tool_result":
 		if p.quiet {
 			return
@@ -73,7 +73,7 @@ func (p *AskPrinter) Event(e agent.Event) {
 	case "tool_call":
 		if !p.quiet && e.Name != tools.RunCommand && e.Name != tools.ExecuteCommand {
 			p.newline()
-			fmt.Fprintf(p.info, "▶ %s %s\n", e.Name, e.Arguments)
+			fmt.Fprintf(p.info, "▶ %s %s\n", Visible(e.Name), Visible(e.Arguments))
 		}
 	case "context":
 		if !p.quiet {
@@ -81,7 +81,7 @@ func (p *AskPrinter) Event(e agent.Event) {
 			if e.Success != nil && !*e.Success {
 				mark = "✗"
 			}
-			fmt.Fprintf(p.info, "%s context %s: %s\n", mark, e.Name, e.Summary)
+			fmt.Fprintf(p.info, "%s context %s: %s\n", mark, e.Name, Visible(e.Summary))
 		}
 	case "retry":
 		fmt.Fprintf(p.info, "rein: %s; retrying in %s\n", e.Message, e.Wait)
@@ -91,7 +91,7 @@ func (p *AskPrinter) Event(e agent.Event) {
 	case "done":
 		p.newline()
 		if p.quiet {
-			fmt.Fprintln(p.out, strings.TrimSpace(e.Answer))
+			fmt.Fprintln(p.out, Visible(strings.TrimSpace(e.Answer)))
 		}
 		if e.Usage != nil && !p.quiet {
 			fmt.Fprintf(p.info, "\n%d tokens in, %d out, over %d model calls; %d commands run\n",
@@ -117,11 +117,11 @@ func (p *AskPrinter) result(e agent.Event) {
 	}
 	_ = json.Unmarshal([]byte(e.Output), &r)
 	if r.Error != "" {
-		fmt.Fprintf(p.info, "  ✗ %s\n", r.Error)
+		fmt.Fprintf(p.info, "  ✗ %s\n", Visible(r.Error))
 		return
 	}
 	if e.Name != tools.RunCommand && e.Name != tools.ExecuteCommand {
-		fmt.Fprintf(p.info, "  %s\n", e.Summary)
+		fmt.Fprintf(p.info, "  %s\n", Visible(e.Summary))
 		return
 	}
 	text := r.Combined
@@ -137,7 +137,7 @@ func (p *AskPrinter) result(e agent.Event) {
 			fmt.Fprintf(p.info, "  │ … %d more lines\n", len(lines)-foldLines)
 			break
 		}
-		fmt.Fprintf(p.info, "  │ %s\n", l)
+		fmt.Fprintf(p.info, "  │ %s\n", Visible(l))
 	}
 	fmt.Fprintf(p.info, "  %s\n", e.Summary)
 }
@@ -210,12 +210,12 @@ func TerminalApprover(in io.Reader, out io.Writer) tools.Approver {
 	return func(ctx context.Context, req tools.ApprovalRequest) (tools.Approval, error) {
 		mu.Lock()
 		defer mu.Unlock()
-		fmt.Fprintf(out, "\n? %s\n", req.Command)
+		fmt.Fprintf(out, "\n? %s\n", Visible(req.Command))
 		if req.Reason != "" {
-			fmt.Fprintf(out, "  reason: %s\n", req.Reason)
+			fmt.Fprintf(out, "  reason: %s\n", Visible(req.Reason))
 		}
 		if req.Decision != nil {
-			fmt.Fprintf(out, "  %s — rule %s: %s\n", req.Decision.Verdict, req.Decision.Rule, req.Decision.Reason)
+			fmt.Fprintf(out, "  %s — rule %s: %s\n", req.Decision.Verdict, req.Decision.Rule, Visible(req.Decision.Reason))
 		}
 		for {
 			fmt.Fprint(out, "  run it? [y] once, [a] always this session, [n] no (n: note for the model): ")

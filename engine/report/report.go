@@ -52,6 +52,7 @@ func Line(w io.Writer, d *policy.Decision) {
 }
 
 func because(rule, reason string) string {
+	reason = Visible(reason) // may quote the command
 	switch {
 	case rule == "":
 		return reason
@@ -62,11 +63,7 @@ func because(rule, reason string) string {
 }
 
 func oneLine(s string) string {
-	s = strings.ReplaceAll(s, "\n", "⏎")
-	if len(s) > 120 {
-		s = s[:117] + "…"
-	}
-	return s
+	return Clip(strings.ReplaceAll(s, "\n", "⏎"), 120)
 }
 
 func limit(xs []string, n int) []string {
