@@ -114,14 +114,21 @@ func (f *Files) Read(path string, offset, limit int) (*ReadResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Checked before opening: opening a named pipe waits for a writer,
+	// which would hold the agent until someone came.
+	switch st, err := os.Stat(abs); {
+	case err != nil:
+		return nil, err
+	case st.IsDir():
+		return nil, fmt.Errorf("%s is a folder; use list_directory", path)
+	case !st.Mode().IsRegular():
+		return nil, fmt.Errorf("%s is not a regular file (%s); only files can be read", path, st.Mode().Type())
+	}
 	file, err := os.Open(abs)
 	if err != nil {
 		return nil, err
 	}
 	defer file.Close()
-	if st, err := file.Stat(); err == nil && st.IsDir() {
-		return nil, fmt.Errorf("%s is a folder; use list_directory", path)
-	}
 	if offset < 0 || limit < 0 {
 		return nil, fmt.Errorf("offset and limit must not be negative")
 	}
