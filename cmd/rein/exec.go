@@ -119,6 +119,10 @@ func (c *execCmd) explain(w io.Writer, res *runner.Result) {
 		fmt.Fprintln(w, "rein: "+res.Error)
 	case res.TimedOut:
 		fmt.Fprintf(w, "rein: timed out after %s (exit 124)\n", time.Duration(res.DurationMS)*time.Millisecond)
+	case res.Stopped == "memory":
+		fmt.Fprintf(w, "rein: stopped: the command's shell took more memory than rein allows one run (exit %d)\n", res.ExitCode)
+	case res.Stopped == "output":
+		fmt.Fprintf(w, "rein: stopped: the command went on printing far past limits.max_output_bytes (exit %d)\n", res.ExitCode)
 	case res.Truncated:
 		fmt.Fprintln(w, "rein: output was longer than limits.max_output_bytes; the result kept its head and tail")
 	}

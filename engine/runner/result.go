@@ -26,6 +26,9 @@ type Result struct {
 	Alternatives []string `json:"alternatives,omitempty"`
 	// Decision is the denial's full decision, for display; not sent to models.
 	Decision *policy.Decision `json:"-"`
+	// Stopped says which of rein's limits stopped the command before it
+	// ended ("output", "memory"), for display (the output says it too).
+	Stopped string `json:"-"`
 }
 
 type outputResult struct {

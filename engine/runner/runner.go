@@ -38,6 +38,9 @@ type Runner struct {
 	sandbox    *sandbox.Config
 	helper     string
 	lookupEnv  expand.Environ // PATH for finding programs
+	// shellMemory and runaway bound the shell's own memory (memory.go).
+	shellMemory int64
+	runaway     func(string)
 }
 
 // Options configure a Runner.
@@ -51,6 +54,13 @@ type Options struct {
 	// Helper is the rein binary that applies the sandbox (default: this
 	// executable).
 	Helper string
+	// ShellMemory is how far one run may grow rein's heap: the embedded
+	// shell's variables live there (default DefaultShellMemory).
+	ShellMemory int64
+	// Runaway is called when a run goes on growing the heap after it was
+	// stopped, which only exiting can end (default: print the message and
+	// exit).
+	Runaway func(message string)
 }
 
 // New makes a runner for a compiled policy.
@@ -62,6 +72,12 @@ func New(p *policy.Policy, opts Options) *Runner {
 	if opts.Grace == 0 {
 		opts.Grace = 2 * time.Second
 	}
+	if opts.ShellMemory == 0 {
+		opts.ShellMemory = DefaultShellMemory
+	}
+	if opts.Runaway == nil {
+		opts.Runaway = exitOnRunaway
+	}
 	timeout, _ := time.ParseDuration(r.Limits.Timeout)
 	maxTimeout, _ := time.ParseDuration(r.Limits.MaxTimeout)
 	run := &Runner{
@@ -70,6 +86,7 @@ func New(p *policy.Policy, opts Options) *Runner {
 		timeout: timeout, maxTimeout: maxTimeout,
 		maxOutput: r.Limits.MaxOutputBytes, grace: opts.Grace,
 		sandbox: opts.Sandbox, helper: opts.Helper,
+		shellMemory: opts.ShellMemory, runaway: opts.Runaway,
 	}
 	run.lookupEnv = expand.ListEnviron(run.env...)
 	return run
@@ -143,7 +160,11 @@ func (r *Runner) Interpret(ctx context.Context, text string, opts RunOptions) *R
 		return Failed("cannot start the interpreter: %v", err)
 	}
 	checks.shell = shell
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	mem := r.watchMemory(cancel)
 	err = shell.Run(ctx, file)
+	outgrown := mem.stop()
 	res := &Result{DurationMS: time.Since(start).Milliseconds()}
 	out.fill(res)
 	var status interp.ExitStatus
@@ -157,7 +178,11 @@ func (r *Runner) Interpret(ctx context.Context, text string, opts RunOptions) *R
 		res.TimedOut, res.ExitCode = true, 124
 		res.Stderr += fmt.Sprintf("\n[rein stopped the command after %s]\n", timeout)
 	case out.flooded:
-		res.ExitCode = 125
+		res.ExitCode, res.Stopped = 125, "output"
+	case outgrown:
+		res.ExitCode, res.Stopped = 125, "memory"
+		res.Stderr += r.memoryNote()
+		res.Combined += r.memoryNote()
 	case err == nil:
 	case errors.As(err, &status):
 		res.ExitCode = int(status)
@@ -307,7 +332,7 @@ func (r *Runner) RunArgv(ctx context.Context, argv []string, opts RunOptions) *R
 		res.TimedOut, res.ExitCode = true, 124
 		res.Stderr += fmt.Sprintf("\n[rein stopped the command after %s]\n", timeout)
 	case out.flooded:
-		res.ExitCode = 125
+		res.ExitCode, res.Stopped = 125, "output"
 	}
 	return res
 }

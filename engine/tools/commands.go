@@ -122,6 +122,8 @@ func (s *Set) resultOutcome(command string, res *runner.Result) Outcome {
 		o.Summary = res.Error
 	case res.TimedOut:
 		o.Summary = fmt.Sprintf("timed out (exit %d)", res.ExitCode)
+	case res.Stopped != "":
+		o.Summary = fmt.Sprintf("stopped for its %s (exit %d)", res.Stopped, res.ExitCode)
 	default:
 		o.Summary = fmt.Sprintf("exit %d", res.ExitCode)
 	}
