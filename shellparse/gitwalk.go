@@ -49,6 +49,9 @@ func guardGit(argv, names []string, stat func(string) (fs.FileInfo, error), foll
 	case "stash":
 		out, err := guardStash(argv, i, names)
 		return out, false, err
+	case "add":
+		out, err := guardAdd(argv, i, names, follow)
+		return out, false, err
 	default:
 		return argv, false, nil
 	}
@@ -217,4 +220,56 @@ func guardStash(argv []string, i int, names []string) ([]string, error) {
 	// A configured stash.showPatch would print the patch all the same.
 	out := append(slices.Clone(argv[:i]), "-c", "stash.showPatch=false")
 	return append(out, argv[i:]...), nil
+}
+
+// guardAdd keeps git add from staging files named like secrets: git add .
+// and git add -A would put an untracked .env in the index, and a commit
+// after it into history (which rein's readers leave out, but a push or a
+// clone would not). The paths go after a --, followed by the exclusions;
+// with no paths, -A or -u stage the whole tree, which exclusions alone also
+// mean to git. A git add that stages nothing of itself is left alone, as
+// is one that more words follow (xargs git add: every word is a path).
+func guardAdd(argv []string, i int, names []string, follow bool) ([]string, error) {
+	if follow {
+		return argv, nil
+	}
+	out := append(make([]string, 0, len(argv)+len(names)+1), argv[:i+1]...)
+	var paths []string
+	whole := false
+	for k := i + 1; k < len(argv); k++ {
+		a := fullOption("git add", argv[k])
+		switch {
+		case a == "--":
+			paths = append(paths, argv[k+1:]...)
+			k = len(argv)
+		case strings.HasPrefix(a, "--pathspec-from-file"):
+			return nil, fmt.Errorf("git add --pathspec-from-file takes no pathspecs beside it, so rein cannot keep files named like secrets (%s) out of the index; name the paths", someNames(names))
+		case a == "--chmod":
+			out = append(out, a)
+			if k+1 < len(argv) {
+				k++
+				out = append(out, argv[k])
+			}
+		case a == "--all" || a == "--update" || a == "--renormalize" || a == "--no-ignore-removal":
+			whole = true
+			out = append(out, a)
+		case len(a) > 1 && a[0] == '-' && a[1] != '-':
+			whole = whole || strings.ContainsAny(a[1:], "Au")
+			out = append(out, a)
+		case len(a) > 1 && a[0] == '-':
+			out = append(out, a)
+		default:
+			paths = append(paths, a)
+		}
+	}
+	if len(paths) == 0 && !whole {
+		return argv, nil
+	}
+	out = append(append(out, "--"), paths...)
+	for _, n := range names {
+		if !strings.Contains(n, "/") {
+			out = append(out, ":(exclude,glob)**/"+n)
+		}
+	}
+	return out, nil
 }

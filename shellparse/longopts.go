@@ -59,6 +59,8 @@ var gnuLongs = sync.OnceValue(func() map[string][]string {
 			function-context heading ignore-case invert-match line-number max-count max-depth name-only index not null
 			only-matching open-files-in-pager or perl-regexp quiet recurse-submodules recursive show-function text textconv
 			threads untracked word-regexp`,
+		"git add": `all chmod dry-run edit force ignore-errors ignore-missing ignore-removal intent-to-add interactive
+			patch pathspec-file-nul pathspec-from-file refresh renormalize sparse update verbose`,
 		"git cat-file": `allow-unknown-type batch batch-all-objects batch-check batch-command buffer filters follow-symlinks
 			mailmap path textconv unordered use-mailmap`,
 	}

@@ -180,6 +180,29 @@ func TestGuardGit(t *testing.T) {
 	if got := guardedText(t, p, strings.Fields("git stash show stash@{1}"), stat); got != "git -c stash.showPatch=false stash show stash@{1}" {
 		t.Errorf("git stash show: %s", got)
 	}
+	// git add stages no file named like a secret, whatever it is given.
+	for argv, want := range map[string]string{
+		"git add .":             "git add -- .",
+		"git add -A":            "git add -A --",
+		"git add --all":         "git add --all --",
+		"git add --al":          "git add --all --",
+		"git add -vu":           "git add -vu --",
+		"git add src README.md": "git add -- src README.md",
+		"git add -f -- src":     "git add -f -- src",
+		"git add --chmod +x a":  "git add --chmod +x -- a",
+	} {
+		if got := guardedText(t, p, strings.Fields(argv), stat); got != want+ex {
+			t.Errorf("%s:\n got %s\nwant %s%s", argv, got, want, ex)
+		}
+	}
+	for _, argv := range []string{"git add", "git add -n", "git add --no-all"} {
+		if got := guardedText(t, p, strings.Fields(argv), stat); got != argv {
+			t.Errorf("%s (stages nothing) changed to %s", argv, got)
+		}
+	}
+	if _, err := p.GuardSearch(strings.Fields("git add --pathspec-from-file=list"), stat); err == nil {
+		t.Error("git add --pathspec-from-file is not refused")
+	}
 	if got := guardedText(t, p, strings.Fields("git stash list"), stat); got != "git stash list" {
 		t.Errorf("git stash list: %s", got)
 	}

@@ -224,3 +224,22 @@ func TestGitObjectQuestionFailsClosed(t *testing.T) {
 		t.Errorf("%+v", res)
 	}
 }
+
+// git add . and git add -A leave files named like secrets out of the index
+// (a commit would put them in history) and stage the rest.
+func TestGitAddLeavesSecretsOut(t *testing.T) {
+	for _, text := range []string{"git add .", "git add -A", "git add --all -v", "cd src && git add ."} {
+		t.Run(text, func(t *testing.T) {
+			r, git := secretRepoUnder(t, "git")
+			os.WriteFile(filepath.Join(git("rev-parse", "--show-toplevel"), "src", ".env.local"), []byte("NEW=LEAK\n"), 0o644)
+			res := r.Run(context.Background(), text, runner.RunOptions{})
+			if res.ExitCode != 0 || res.Error != "" {
+				t.Fatalf("result %+v", res)
+			}
+			staged := git("diff", "--cached", "--name-only")
+			if strings.Contains(staged, ".env") || strings.Contains(staged, ".pem") || !strings.Contains(staged, "app.go") {
+				t.Errorf("staged:\n%s", staged)
+			}
+		})
+	}
+}

@@ -19,7 +19,8 @@ local local_ = ['add', 'commit', 'stash', 'switch', 'checkout', 'restore', 'mv',
         mv: s('Move a tracked file'),
         rm: s('Remove tracked files', ask=true),
         merge: s('Merge a branch', ask=true),
-        rebase: s('Rebase commits', deny_flags=['-i', '--interactive'], ask=true),
+        // --exec runs a shell command after each commit, out of rein's sight.
+        rebase: s('Rebase commits', deny_flags=['-i', '--interactive', '-x', '-x*', '--exec', '--exec=*'], ask=true),
         reset: s('Reset the index or HEAD', deny_flags=['--hard', '--merge', '--keep'], ask=true),
         'cherry-pick': s('Apply a commit', ask=true),
         revert: s('Revert a commit', ask=true),
@@ -31,6 +32,7 @@ local local_ = ['add', 'commit', 'stash', 'switch', 'checkout', 'restore', 'mv',
   tests+: {
     allow+: ['git add src/main.go', 'git switch -c feature', 'git stash list', 'git branch feature', 'git tag v1.0.0'],
     ask+: ['git commit -m "fix build"', 'git rebase main', 'git reset HEAD~1'],
-    deny+: ['git push', 'git push --force origin main', 'git pull', 'git fetch', 'git reset --hard HEAD~3', 'git clean -fdx', 'git branch -D main', 'git commit --amend -m x', 'git checkout -f main'],
+    deny+: ['git push', 'git push --force origin main', 'git pull', 'git fetch', 'git reset --hard HEAD~3', 'git clean -fdx', 'git branch -D main', 'git commit --amend -m x', 'git checkout -f main',
+            'git rebase -x "make test" main', 'git rebase -xid main', 'git rebase --exec=id main', 'git rebase --exe id main'],
   },
 }
