@@ -110,7 +110,7 @@ func guardGit(argv, names []string, stat func(string) (fs.FileInfo, error), foll
 	out = append(out, paths...)
 	for _, n := range names {
 		if !strings.Contains(n, "/") { // git tracks no .git/config
-			out = append(out, ":(exclude,glob)**/"+n)
+			out = append(out, gitExclusion+n)
 		}
 	}
 	return out, atEnd, nil
@@ -132,6 +132,43 @@ func gitSubcommand(argv []string) (int, []string) {
 		i++
 	}
 	return i, dirs
+}
+
+// gitExclusion starts each exclusion pathspec the git guards add.
+const gitExclusion = ":(exclude,glob)**/"
+
+// WithRepositoryExclusions adds to a git command the guards changed (run
+// directly or through wrappers) exclusions of paths relative to the top of
+// its repository's working tree: ":(exclude,top,glob)REL" for each of rel,
+// beside the guard's own. Any other argv is returned as it is.
+func WithRepositoryExclusions(argv, rel []string) []string {
+	k := slices.IndexFunc(argv, func(a string) bool { return strings.HasPrefix(a, gitExclusion) })
+	if k < 0 || len(rel) == 0 {
+		return argv
+	}
+	out := append(make([]string, 0, len(argv)+len(rel)), argv[:k]...)
+	for _, r := range rel {
+		out = append(out, ":(exclude,top,glob)"+r)
+	}
+	return append(out, argv[k:]...)
+}
+
+// GitFolder returns the folder the git command in argv (run directly or
+// through wrappers) works in, relative to where argv runs: its -C folders
+// and a wrapper's (env -C) joined, "" for there. ok is false without git.
+func GitFolder(argv []string) (folder string, ok bool) {
+	for _, c := range AnalyzeArgv(argv, nil).Commands {
+		if c.Name != "git" {
+			continue
+		}
+		folder = c.Dir
+		_, dirs := gitSubcommand(c.Argv)
+		for _, d := range dirs {
+			folder = joinDir(folder, d)
+		}
+		return folder, true
+	}
+	return "", false
 }
 
 // GitSubcommand returns git's subcommand in argv (config of git -C sub
@@ -268,7 +305,7 @@ func guardAdd(argv []string, i int, names []string, follow bool) ([]string, erro
 	out = append(append(out, "--"), paths...)
 	for _, n := range names {
 		if !strings.Contains(n, "/") {
-			out = append(out, ":(exclude,glob)**/"+n)
+			out = append(out, gitExclusion+n)
 		}
 	}
 	return out, nil

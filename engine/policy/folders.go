@@ -3,6 +3,9 @@ package policy
 import (
 	"fmt"
 	"io/fs"
+	"path"
+	"path/filepath"
+	"strings"
 
 	"github.com/reinsh/rein/shellparse"
 )
@@ -45,4 +48,35 @@ func (p *Policy) secretFolder(c *shellparse.Command, ev *evaluation) *Result {
 // the command when it returns an error (a walk it cannot guard).
 func (p *Policy) GuardSearch(argv []string, stat func(name string) (fs.FileInfo, error)) ([]string, error) {
 	return shellparse.WalkWithout(argv, p.secretNames, stat)
+}
+
+// SecretsUnder returns the secret paths that lie inside folder top, as globs
+// relative to it: a git repository whose working tree is top (a home folder
+// kept in git) tracks ~/.aws/credentials as .aws/credentials, which no
+// exclusion by name (**/.env) leaves out. Globs that match at any depth are
+// not among them; the walk guards exclude those by name.
+func (p *Policy) SecretsUnder(top string) []string {
+	top = strings.TrimSuffix(filepath.ToSlash(filepath.Clean(top)), "/")
+	topSegs := strings.Split(top, "/") // "/home/u": "", "home", "u"; "/": ""
+	var out []string
+	for _, g := range p.secret.globs {
+		if g.anywhere != nil || len(g.segs) <= len(topSegs) {
+			continue
+		}
+		inside := true
+		for i, s := range topSegs {
+			pat := g.segs[i]
+			if p.secret.fold {
+				pat, s = strings.ToLower(pat), strings.ToLower(s)
+			}
+			if ok, _ := path.Match(pat, s); !ok || pat == "**" {
+				inside = false
+				break
+			}
+		}
+		if inside {
+			out = append(out, strings.Join(g.segs[len(topSegs):], "/"))
+		}
+	}
+	return out
 }

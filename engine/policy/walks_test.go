@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -338,6 +339,41 @@ func TestGuardRefusesUnreadableWrapperOptions(t *testing.T) {
 	} {
 		if out, err := p.GuardSearch(strings.Fields(argv), nil); err == nil || err.Error() != want {
 			t.Errorf("%s: runs as %q, error %v", argv, out, err)
+		}
+	}
+}
+
+// The secret places inside a repository's working tree, relative to it: a
+// home folder's (kept in git), the root's, the workspace's own.
+func TestSecretsUnder(t *testing.T) {
+	p, err := loadRecipeText(t, "(import 'rein.libsonnet').presets.readonly + { paths+: { deny+: ['private/**'] } }")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := p.Recipe().Workspace
+	for top, want := range map[string][]string{
+		"/home/dev":   {".ssh/**", ".aws/**", ".*_history", ".gitconfig"},
+		"/home/dev/":  {".ssh/**"},
+		"/home":       {"dev/.ssh/**", "*/.ssh/**"},
+		"/":           {"etc/shadow", "home/dev/.aws/**", "proc/**/environ"},
+		ws:            {"private/**"},
+		ws + "/..":    {filepath.Base(ws) + "/private/**"},
+		"/usr/local":  nil,
+		"/home/other": {".ssh/**", ".aws/**"}, // /home/*/.ssh/**
+	} {
+		got := p.SecretsUnder(top)
+		for _, w := range want {
+			if !slices.Contains(got, w) {
+				t.Errorf("SecretsUnder(%s) = %q, missing %q", top, got, w)
+			}
+		}
+		if want == nil && len(got) > 0 {
+			t.Errorf("SecretsUnder(%s) = %q, want none", top, got)
+		}
+		for _, g := range got {
+			if strings.HasPrefix(g, "**/") || strings.HasPrefix(g, "/") {
+				t.Errorf("SecretsUnder(%s) holds %q, not relative to it", top, g)
+			}
 		}
 	}
 }

@@ -5,11 +5,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 
 	"mvdan.cc/sh/v3/interp"
 
 	"github.com/reinsh/rein/engine/policy"
+	"github.com/reinsh/rein/shellparse"
 )
 
 // runChecks are the run-time checks of one interpretation: the handlers the
@@ -73,7 +77,38 @@ func (r *Runner) guardWalk(argv []string, dir string) ([]string, *policy.Decisio
 	if err != nil {
 		return nil, pathsDenial(argv, "%s", err)
 	}
-	return guarded, nil
+	return r.excludeInRepository(guarded, dir), nil
+}
+
+// excludeInRepository adds to a guarded git command the secret places
+// inside its repository's working tree (policy.SecretsUnder): a home folder
+// kept in git has committed .aws/credentials, not only .env files.
+func (r *Runner) excludeInRepository(argv []string, dir string) []string {
+	if !slices.ContainsFunc(argv, func(a string) bool { return strings.HasPrefix(a, ":(exclude,glob)") }) {
+		return argv
+	}
+	folder, ok := shellparse.GitFolder(argv)
+	if !ok {
+		return argv
+	}
+	top := workingTree(resolveIn(folder, dir))
+	if top == "" {
+		return argv
+	}
+	return shellparse.WithRepositoryExclusions(argv, r.policy.SecretsUnder(top))
+}
+
+// workingTree is the top of the git working tree dir is in, found as git
+// finds it (the nearest folder up from dir holding .git), or "".
+func workingTree(dir string) string {
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
 }
 
 // exec starts a program, after checking what it reads that its argv does

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reinsh/rein/engine/policy"
+	"github.com/reinsh/rein/engine/recipe"
 	"github.com/reinsh/rein/engine/runner"
 )
 
@@ -241,5 +243,48 @@ func TestGitAddLeavesSecretsOut(t *testing.T) {
 				t.Errorf("staged:\n%s", staged)
 			}
 		})
+	}
+}
+
+// A home folder kept in git tracks ~/.aws/credentials as .aws/credentials,
+// which no exclusion by name leaves out: git is given the secret places
+// inside its repository's working tree too, as is a recipe's own secret
+// path (private/**) inside the workspace's repository.
+func TestGitLeavesOutSecretPlacesOfItsRepository(t *testing.T) {
+	needGit(t)
+	home := t.TempDir()
+	ws := filepath.Join(home, "proj")
+	for name, text := range map[string]string{
+		".aws/credentials": "aws_secret_access_key=LEAK", ".bash_history": "export TOKEN=LEAK",
+		"proj/private/token.txt": "LEAK", "proj/main.go": "package main // API",
+		"proj/rein.jsonnet": "(import 'rein.libsonnet').presets.readonly + { paths+: { deny+: ['private/**'] } }",
+	} {
+		os.MkdirAll(filepath.Dir(filepath.Join(home, name)), 0o755)
+		os.WriteFile(filepath.Join(home, name), []byte(text+"\n"), 0o644)
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "dotfiles"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = home
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	rc, err := recipe.Load(recipe.Options{Dir: ws, CacheDir: "-", UserFile: "-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := policy.New(rc, policy.Options{Home: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runner.New(p, runner.Options{Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}})
+	for _, text := range []string{
+		"git log -p", "git log -p -- :/", "git -C ~ log -p", "git -C .. show HEAD", "cd ~ && git grep -e LEAK -e API",
+		"git grep -e LEAK -e API -- :/", "timeout 5 git -C ~ log -p",
+	} {
+		res := r.Run(context.Background(), text, runner.RunOptions{})
+		if res.Error != "" || strings.Contains(res.Combined, "LEAK") || !strings.Contains(res.Combined, "API") {
+			t.Errorf("%s: %+v", text, res)
+		}
 	}
 }
