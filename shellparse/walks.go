@@ -72,17 +72,20 @@ func findExecReads(c *Command) bool {
 // walking, so no check of its argv sees the files. A lister (find, fd)
 // counts when it hands what it finds to a reading program, by -exec or,
 // through the script s, to xargs. Empty when c reads no folder that way.
+//
+// A searcher given no folder walks the one it runs in (grep -r PATTERN,
+// rg PATTERN, find -exec …, fd -x …): that is "." here.
 func FolderReads(c *Command, s *Script) []Word {
 	switch c.Name {
 	case "grep", "egrep", "fgrep", "zgrep", "zegrep", "zfgrep", "ugrep":
 		if !grepRecursive(c) {
 			return nil
 		}
-		return searchPaths(c, grepValueFlags)
+		return orHere(searchPaths(c, grepValueFlags))
 	case "rg":
-		return searchPaths(c, ripgrepValueFlags)
+		return orHere(searchPaths(c, ripgrepValueFlags))
 	case "ag", "ack", "ack-grep", "pt", "sift":
-		return searchPaths(c, contextValueFlags)
+		return orHere(searchPaths(c, contextValueFlags))
 	case "tar", "bsdtar", "zip", "7z", "7za":
 		return operands(c, 0)
 	case "diff", "colordiff":
@@ -103,14 +106,24 @@ func FolderReads(c *Command, s *Script) []Word {
 		if !findExecReads(c) && !xargsReads(s) {
 			return nil
 		}
-		return findStarts(c)
+		return orHere(findStarts(c))
 	case "fd", "fdfind":
 		if !hasAnyFlag(c, "-x", "-X", "--exec", "--exec-batch") && !xargsReads(s) {
 			return nil
 		}
-		return searchPaths(c, ripgrepValueFlags)
+		return orHere(searchPaths(c, ripgrepValueFlags))
 	}
 	return nil
+}
+
+// here is the folder a searcher given none walks.
+var here = []Word{{Value: "."}}
+
+func orHere(folders []Word) []Word {
+	if len(folders) == 0 {
+		return here
+	}
+	return folders
 }
 
 // grepRecursive reads grep's flags without splitting them all: grep is

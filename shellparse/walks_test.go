@@ -19,6 +19,16 @@ func TestFolderReads(t *testing.T) {
 		"find -L ~ . | xargs cat":         "~ .",
 		"find ~ | xargs dirname":          "",
 		"diff -r a b":                     "a b",
+		// Given no folder, a searcher walks the one it runs in.
+		"grep -r KEY":                 ".",
+		"grep -rn -e KEY":             ".",
+		"rg KEY":                      ".",
+		"rg --files":                  ".",
+		"find -type f -exec cat {} +": ".",
+		"find | xargs cat":            ".",
+		"fd -x cat":                   ".",
+		"grep KEY":                    "",
+		"find -name '*.go'":           "",
 	}
 	for script, want := range tests {
 		s := Analyze(script)

@@ -84,6 +84,8 @@ var readonlyDenied = []struct{ class, command string }{
 	{"assignment through a name reference", "declare -n r=PATH; r=/tmp"},
 	{"assignment in a quoted declare word", `declare "PATH=/tmp"`},
 	{"assignment by a parameter default", ": ${PATH:=/tmp}"},
+	{"searching the home folder by default", "cd ~ && grep -r aws_secret_access_key"},
+	{"handing every file of the home folder to cat", "cd ~ && find -type f -exec cat {} +"},
 	{"reading the terminal", "head -c 100 < /dev/tty"},
 	{"reading another terminal", "cat /dev/pts/0"},
 	{"code variable exported before the command", "export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='rm x'; git status"},
@@ -113,6 +115,8 @@ var readonlyAllowed = []string{
 	"if [ -f go.mod ]; then cat go.mod; fi",
 	"for f in a b; do wc -l $f; done",
 	"export GIT_PAGER=cat; git log -1",
+	"grep -rn TODO",
+	"rg TODO",
 	"for ((i = 0; i < 3; i++)); do echo $i; done",
 }
 

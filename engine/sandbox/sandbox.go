@@ -174,15 +174,25 @@ func hidden(globs []string, workspace string) []string {
 			continue // read by the programs that use it: only naming it is refused
 		}
 		g = strings.TrimSuffix(strings.TrimSuffix(g, "/**"), "/*")
-		if strings.ContainsAny(g, "*?[") {
-			continue
-		}
 		p := expandPath(g)
-		if p == "" || isInside(p, workspace) || isInside(workspace, p) {
+		if p == "" {
 			continue
 		}
-		if _, err := os.Lstat(p); err == nil {
-			out = append(out, p)
+		paths := []string{p}
+		if strings.ContainsAny(g, "*?[") {
+			if strings.Contains(g, "**") {
+				continue // /proc/**/environ: left to the checks of each path
+			}
+			// ~/.*_history: the files that match now are hidden.
+			paths, _ = filepath.Glob(p)
+		}
+		for _, p := range paths {
+			if isInside(p, workspace) || isInside(workspace, p) {
+				continue
+			}
+			if _, err := os.Lstat(p); err == nil && !slices.Contains(out, p) {
+				out = append(out, p)
+			}
 		}
 	}
 	return out
