@@ -135,8 +135,16 @@ func (p *Policy) matchProgram(name string, prog *program, c *shellparse.Command,
 		sub = prog.subs[m.sub]
 	}
 
-	// Deny: flags anywhere, then the subcommand.
+	// Deny: the subcommand's flags (the most precise reason: git rebase
+	// --exec is rebase's, not an abbreviation of git's --exec-path), flags
+	// anywhere, then the subcommand.
 	rule := prog.rule
+	if sub != nil {
+		if f, pat, ok := deniedFlag(rest, sub.deny); ok {
+			m.deny = &Result{Deny, rule + ".subcommands." + m.sub + ".deny_flags", fmt.Sprintf("%s %s %s is denied (matches %s)", name, m.sub, f, pat)}
+			return
+		}
+	}
 	if f, pat, ok := deniedFlag(c.Words[1:], prog.deny); ok {
 		m.deny = &Result{Deny, rule + ".deny_flags", fmt.Sprintf("%s %s is denied (matches %s)", name, f, pat)}
 		return
@@ -144,12 +152,6 @@ func (p *Policy) matchProgram(name string, prog *program, c *shellparse.Command,
 	if m.sub != "" && slices.Contains(prog.DenySubcommands, m.sub) {
 		m.deny = &Result{Deny, rule + ".deny_subcommands", fmt.Sprintf("%s %s is denied", name, m.sub)}
 		return
-	}
-	if sub != nil {
-		if f, pat, ok := deniedFlag(rest, sub.deny); ok {
-			m.deny = &Result{Deny, rule + ".subcommands." + m.sub + ".deny_flags", fmt.Sprintf("%s %s %s is denied (matches %s)", name, m.sub, f, pat)}
-			return
-		}
 	}
 	if m.why != "" {
 		return
