@@ -199,10 +199,11 @@ func (a *analyzer) simple(words []Word, env map[string]string, ctx context, pos 
 	if cmd.DynamicName {
 		a.script.addConstruct(ConstructDynamicName)
 	}
+	own := cmd.Env
 	if a.passed != nil {
 		a.inherit(cmd)
 	}
-	a.envCode(cmd, ctx)
+	a.envCode(cmd, ctx, own)
 	a.unwrap(cmd, ctx)
 	if !ctx.execd {
 		a.builtinAssigns(cmd, ctx)

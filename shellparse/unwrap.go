@@ -499,13 +499,19 @@ func loadsCode(name string) bool {
 	return slices.Contains(envCodeLoaders, name) || strings.HasPrefix(name, "DYLD_") || strings.HasPrefix(name, "GIT_CONFIG_KEY_")
 }
 
-// envCode reports environment assignments that make the command run code.
-func (a *analyzer) envCode(cmd *Command, ctx context) {
+// envCode reports environment assignments that make the command run code;
+// own are the command's own (prefix) assignments, the others were set
+// earlier in the script.
+func (a *analyzer) envCode(cmd *Command, ctx context, own map[string]string) {
 	if len(cmd.Env) == 0 {
 		return
 	}
 	for _, name := range slices.Sorted(maps.Keys(cmd.Env)) {
 		value := cmd.Env[name]
+		setting := name + "=" + Quote(value)
+		if _, ok := own[name]; !ok {
+			setting = name + ", set earlier in the script,"
+		}
 		switch {
 		case slices.Contains(envShellCommands, name):
 			if strings.ContainsAny(value, "$`") {
@@ -519,7 +525,7 @@ func (a *analyzer) envCode(cmd *Command, ctx context) {
 				a.passed = passed
 			}
 		case loadsCode(name):
-			a.finding(FindingCodeExec, fmt.Sprintf("%s=%s makes %s load code from outside the command", name, Quote(value), cmd.Name), cmd.Pos, cmd.Via)
+			a.finding(FindingCodeExec, fmt.Sprintf("%s makes %s load code from outside the command", setting, cmd.Name), cmd.Pos, cmd.Via)
 		}
 	}
 }
