@@ -228,6 +228,18 @@ func (a *analyzer) finding(kind, msg string, pos Position, via []string) {
 	a.script.Findings = append(a.script.Findings, Finding{Kind: kind, Message: msg, Pos: pos, Via: via})
 }
 
+// useParser returns the parser to parse with (the Analyzer's own, or one
+// from the pool) and what gives it back; script_, the hot path, does the
+// same without the closure. A nested parse may use it while an outer tree
+// is walked: a tree is the caller's once parsed.
+func (a *analyzer) useParser() (*parser, func()) {
+	if a.parser != nil {
+		return a.parser, func() {}
+	}
+	p := parsers.Get().(*parser)
+	return p, func() { parsers.Put(p) }
+}
+
 // script_ parses text (the whole input or a nested script) and analyses it.
 func (a *analyzer) script_(text string, ctx context, at Position) {
 	if ctx.depth > a.lim.MaxDepth {

@@ -100,26 +100,34 @@ func (o *declOptions) read(variant, word string) {
 	}
 }
 
+// declaredVar is one variable a declaration builtin names: NAME=value, or
+// a bare NAME (export NAME exports the value it has).
+type declaredVar struct {
+	name, value   string
+	dynamic, bare bool
+	pos           Position
+}
+
 // declared records what one argument of a declaration builtin assigns:
 // value is TARGET for a name reference, whose later assignments set TARGET.
-func (a *analyzer) declared(o declOptions, name, value string, dynamic, bare bool, pos Position, via []string) {
+func (a *analyzer) declared(o declOptions, v declaredVar, via []string) {
 	if o.print {
 		return
 	}
-	if o.refs && !bare {
-		target, _, _, ok := assignedWord(value)
+	if o.refs && !v.bare {
+		target, _, _, ok := assignedWord(v.value)
 		switch {
-		case dynamic:
-			a.dynamicVariable("declare -n "+name+"="+value, pos, via)
+		case v.dynamic:
+			a.dynamicVariable("declare -n "+v.name+"="+v.value, v.pos, via)
 		case ok:
-			a.assign(Assignment{Name: target, Dynamic: true, Pos: pos}, unknownValue(target))
+			a.assign(Assignment{Name: target, Dynamic: true, Pos: v.pos}, unknownValue(target))
 		}
 	}
-	passed := value
-	if bare {
-		passed = unknownValue(name)
+	passed := v.value
+	if v.bare {
+		passed = unknownValue(v.name)
 	}
-	a.assign(Assignment{Name: name, Value: value, Dynamic: dynamic, Pos: pos}, passed)
+	a.assign(Assignment{Name: v.name, Value: v.value, Dynamic: v.dynamic, Pos: v.pos}, passed)
 }
 
 // arithmAssign records the variable an arithmetic assignment (x=1, x+=2,
@@ -140,7 +148,7 @@ func (a *analyzer) arithmAssign(x syntax.ArithmExpr, n syntax.Node) {
 			}
 		}
 	}
-	if !IsBareName(name) || strings.ContainsAny(name, "-.") {
+	if !syntax.ValidName(name) {
 		a.dynamicVariable(sourceOf(a.scanCtx.src, n), pos, a.scanCtx.via)
 		return
 	}
@@ -155,11 +163,8 @@ func (a *analyzer) arithmString(w *syntax.Word, ctx context) {
 	if dynamic {
 		return
 	}
-	p := a.parser
-	if p == nil {
-		p = parsers.Get().(*parser)
-		defer parsers.Put(p)
-	}
+	p, release := a.useParser()
+	defer release()
 	p.r.Reset(value)
 	x, err := p.p.Arithmetic(&p.r)
 	if err != nil || x == nil {
@@ -236,7 +241,7 @@ func (a *analyzer) builtinAssigns(cmd *Command, ctx context) {
 		switch {
 		case w.Dynamic:
 			a.dynamicVariable(cmd.Name+" "+w.Raw, cmd.Pos, cmd.Via)
-		case IsBareName(w.Value) && !strings.ContainsAny(w.Value, "-."):
+		case syntax.ValidName(w.Value):
 			a.assign(Assignment{Name: w.Value, Dynamic: true, Pos: cmd.Pos}, unknownValue(w.Value))
 		}
 	}

@@ -130,12 +130,7 @@ func joinDir(dir, next string) string {
 func (a *analyzer) decl(d *syntax.DeclClause, ctx context) {
 	words := []Word{{Value: d.Variant.Value}}
 	opts := declOptions{refs: d.Variant.Value == "nameref"}
-	type pending struct {
-		name, value   string
-		dynamic, bare bool
-		pos           Position
-	}
-	var assigned []pending
+	var assigned []declaredVar
 	for _, as := range d.Args {
 		if as.Value != nil && needsScan(as.Value) || as.Array != nil || as.Index != nil {
 			a.scan(as, ctx)
@@ -152,13 +147,13 @@ func (a *analyzer) decl(d *syntax.DeclClause, ctx context) {
 				case len(w.Value) > 1 && (w.Value[0] == '-' || w.Value[0] == '+'):
 					opts.read(d.Variant.Value, w.Value)
 				case ok:
-					assigned = append(assigned, pending{name, value, false, bare, pos})
+					assigned = append(assigned, declaredVar{name, value, false, bare, pos})
 				}
 			}
 		case as.Name != nil:
 			v, dyn := assignValue(ctx.src, as)
 			a.script.addConstruct(ConstructAssignment)
-			assigned = append(assigned, pending{as.Name.Value, v, dyn, as.Naked, pos})
+			assigned = append(assigned, declaredVar{as.Name.Value, v, dyn, as.Naked, pos})
 			w := Word{Value: as.Name.Value}
 			if !as.Naked {
 				w.Value += "=" + v
@@ -178,8 +173,8 @@ func (a *analyzer) decl(d *syntax.DeclClause, ctx context) {
 	if cmd != nil {
 		cmd.Decl = true
 	}
-	for _, as := range assigned {
-		a.declared(opts, as.name, as.value, as.dynamic, as.bare, as.pos, ctx.via)
+	for _, v := range assigned {
+		a.declared(opts, v, ctx.via)
 	}
 }
 

@@ -508,10 +508,6 @@ func (a *analyzer) envCode(cmd *Command, ctx context, own map[string]string) {
 	}
 	for _, name := range slices.Sorted(maps.Keys(cmd.Env)) {
 		value := cmd.Env[name]
-		setting := name + "=" + Quote(value)
-		if _, ok := own[name]; !ok {
-			setting = name + ", set earlier in the script,"
-		}
 		switch {
 		case slices.Contains(envShellCommands, name):
 			if strings.ContainsAny(value, "$`") {
@@ -525,6 +521,10 @@ func (a *analyzer) envCode(cmd *Command, ctx context, own map[string]string) {
 				a.passed = passed
 			}
 		case loadsCode(name):
+			setting := name + "=" + Quote(value)
+			if _, ok := own[name]; !ok {
+				setting = name + ", set earlier in the script,"
+			}
 			a.finding(FindingCodeExec, fmt.Sprintf("%s makes %s load code from outside the command", setting, cmd.Name), cmd.Pos, cmd.Via)
 		}
 	}
