@@ -418,17 +418,17 @@ func (a *analyzer) command(cmd syntax.Command, ctx context) string {
 	case *syntax.ArithmCmd:
 		a.script.addConstruct(ConstructArithmetic)
 		a.scan(c, ctx)
+		a.quotedArithm(c.X, ctx)
 	case *syntax.LetClause:
 		a.script.addConstruct(ConstructArithmetic)
 		a.scan(c, ctx)
 		for _, x := range c.Exprs {
-			if w, ok := x.(*syntax.Word); ok && isQuoted(w) {
-				a.arithmString(w, ctx)
-			}
+			a.quotedArithm(x, ctx)
 		}
 	case *syntax.TestClause:
 		a.script.addConstruct(ConstructTest)
 		a.scan(c, ctx)
+		a.arithmTests(c.X, ctx)
 	case *syntax.DeclClause:
 		a.decl(c, ctx)
 	case *syntax.TimeClause:
@@ -491,6 +491,8 @@ func (a *analyzer) visitNode(node syntax.Node) bool {
 		}
 		a.substitution(kind, ConstructProcSubst, s, s.Stmts, a.scanCtx)
 		return false
+	case *syntax.ArithmExp:
+		a.quotedArithm(s.X, a.scanCtx)
 	case *syntax.ParamExp:
 		if s.Exp != nil && (s.Exp.Op == syntax.AssignUnset || s.Exp.Op == syntax.AssignUnsetOrNull) {
 			a.paramAssign(s)

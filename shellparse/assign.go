@@ -155,9 +155,51 @@ func (a *analyzer) arithmAssign(x syntax.ArithmExpr, n syntax.Node) {
 	a.assign(Assignment{Name: name, Dynamic: true, Pos: pos}, unknownValue(name))
 }
 
-// arithmString analyses a quoted expression of let (let "x=1"), which bash
-// reads as arithmetic once the quotes are removed: what it assigns, and the
-// commands of substitutions in its array indexes (let "a[$(cmd)]").
+// quotedArithm analyses the quoted words of an arithmetic expression
+// (let "x=1", (( "a[\$(cmd)]" ))), which bash evaluates as arithmetic once
+// the quotes are removed (arithmString).
+func (a *analyzer) quotedArithm(x syntax.ArithmExpr, ctx context) {
+	switch x := x.(type) {
+	case *syntax.Word:
+		if isQuoted(x) {
+			a.arithmString(x, ctx)
+		}
+	case *syntax.BinaryArithm:
+		a.quotedArithm(x.X, ctx)
+		a.quotedArithm(x.Y, ctx)
+	case *syntax.UnaryArithm:
+		a.quotedArithm(x.X, ctx)
+	case *syntax.ParenArithm:
+		a.quotedArithm(x.X, ctx)
+	}
+}
+
+// arithmTests analyses the operands of [[ x -eq y ]] and its kin, which
+// bash evaluates as arithmetic, like quotedArithm's.
+func (a *analyzer) arithmTests(x syntax.TestExpr, ctx context) {
+	switch x := x.(type) {
+	case *syntax.BinaryTest:
+		switch x.Op {
+		case syntax.TsEql, syntax.TsNeq, syntax.TsLss, syntax.TsLeq, syntax.TsGtr, syntax.TsGeq:
+			for _, operand := range []syntax.TestExpr{x.X, x.Y} {
+				if w, ok := operand.(*syntax.Word); ok && isQuoted(w) {
+					a.arithmString(w, ctx)
+				}
+			}
+		default:
+			a.arithmTests(x.X, ctx)
+			a.arithmTests(x.Y, ctx)
+		}
+	case *syntax.UnaryTest:
+		a.arithmTests(x.X, ctx)
+	case *syntax.ParenTest:
+		a.arithmTests(x.X, ctx)
+	}
+}
+
+// arithmString analyses a quoted word bash evaluates as arithmetic once
+// the quotes are removed: what it assigns, and the commands of
+// substitutions in its array indexes (let "a[$(cmd)]").
 func (a *analyzer) arithmString(w *syntax.Word, ctx context) {
 	value, dynamic := wordValue(ctx.src, w)
 	if dynamic {
