@@ -254,8 +254,8 @@ func FuzzVet(f *testing.F) {
 			rest := guarded
 			for _, a := range argv {
 				i := slices.Index(rest, a)
-				if j := slices.Index(rest, "-"+a); j >= 0 && (i < 0 || j < i) {
-					i = j // tar's old bundle, given its dash
+				if j := slices.Index(rest, "-"+a); j >= 0 && (i < 0 || j < i) && !strings.HasPrefix(a, "-") {
+					i = j // tar's old bundle (cvf), given its dash
 				}
 				if written, _, _ := strings.Cut(a, "="); i < 0 && strings.HasPrefix(a, "--") {
 					// An abbreviation, written out (--incl=x: --include=x).
