@@ -77,6 +77,27 @@ func assignedWord(s string) (name, value string, bare, ok bool) {
 	return name, rest[1:], false, true
 }
 
+// reparses reports whether bash parses a quoted declaration word again,
+// expanding what it holds: an array element (declare "a[$(cmd)]=1") or a
+// compound value (declare -a "x=($(cmd))") run cmd; a plain value
+// (declare "x=$(cmd)") is kept as written.
+func reparses(word, value string) bool {
+	if !strings.ContainsAny(word, "$`") {
+		return false
+	}
+	eq := len(word) - len(value) - 1
+	return strings.IndexByte(word[:eq], '[') >= 0 || strings.HasPrefix(value, "(")
+}
+
+// subscripted splits NAME[INDEX], an array element a builtin reads into.
+func subscripted(s string) (name, index string, ok bool) {
+	name, rest, found := strings.Cut(s, "[")
+	if !found || !strings.HasSuffix(rest, "]") || !syntax.ValidName(name) {
+		return "", "", false
+	}
+	return name, rest[:len(rest)-1], true
+}
+
 // declOptions is what a declaration builtin's options make of its names.
 type declOptions struct {
 	refs  bool // declare -n: NAME=TARGET makes NAME stand for TARGET
@@ -280,11 +301,17 @@ func (a *analyzer) builtinAssigns(cmd *Command, ctx context) {
 		return
 	}
 	set := func(w Word) {
-		switch {
+		switch name, index, element := subscripted(w.Value); {
 		case w.Dynamic:
 			a.dynamicVariable(cmd.Name+" "+w.Raw, cmd.Pos, cmd.Via)
 		case syntax.ValidName(w.Value):
 			a.assign(Assignment{Name: w.Value, Dynamic: true, Pos: cmd.Pos}, unknownValue(w.Value))
+		case element:
+			a.assign(Assignment{Name: name, Dynamic: true, Pos: cmd.Pos}, unknownValue(name))
+			if strings.ContainsAny(index, "$`") {
+				// bash expands the index: read "a[$(cmd)]" runs cmd.
+				a.nested(cmd, w.Value+"=", ctx, cmd.Name)
+			}
 		}
 	}
 	words := cmd.Words[1:]

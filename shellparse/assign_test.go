@@ -66,6 +66,8 @@ func TestAssignmentsEveryForm(t *testing.T) {
 		{"printf -v", "printf -v IFS %s x", []string{"IFS"}},
 		{"printf -v attached", "printf -vIFS %s x", []string{"IFS"}},
 		{"printf without -v", "printf %s PATH", nil},
+		{"read into an element", `read "IFS[0]"`, []string{"IFS"}},
+		{"printf -v into an element", `printf -v "IFS[1]" %s x`, []string{"IFS"}},
 		{"read by sudo is another shell's", "sudo read PATH", nil},
 		{"inside a substitution", "echo $(PATH=.)", []string{"PATH"}},
 	}

@@ -131,6 +131,7 @@ func (a *analyzer) decl(d *syntax.DeclClause, ctx context) {
 	words := []Word{{Value: d.Variant.Value}}
 	opts := declOptions{refs: d.Variant.Value == "nameref"}
 	var assigned []declaredVar
+	var reparsed []string // words bash parses again as an assignment
 	for _, as := range d.Args {
 		if as.Value != nil && needsScan(as.Value) || as.Array != nil || as.Index != nil {
 			a.scan(as, ctx)
@@ -148,6 +149,9 @@ func (a *analyzer) decl(d *syntax.DeclClause, ctx context) {
 					opts.read(d.Variant.Value, w.Value)
 				case ok:
 					assigned = append(assigned, declaredVar{name, value, false, bare, pos})
+					if reparses(w.Value, value) {
+						reparsed = append(reparsed, w.Value)
+					}
 				}
 			}
 		case as.Name != nil:
@@ -175,6 +179,11 @@ func (a *analyzer) decl(d *syntax.DeclClause, ctx context) {
 	}
 	for _, v := range assigned {
 		a.declared(opts, v, ctx.via)
+	}
+	for _, text := range reparsed {
+		if cmd != nil {
+			a.nested(cmd, text, ctx, d.Variant.Value)
+		}
 	}
 }
 

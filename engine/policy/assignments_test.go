@@ -37,6 +37,13 @@ func TestReadonlyHiddenAssignments(t *testing.T) {
 		{`(( "a[\$(rm x)]" ))`, policy.Deny, "shell.unknown_program"},
 		{`[[ "a[\$(rm x)]" -eq 1 ]]`, policy.Deny, "shell.unknown_program"},
 		{`(( "1+2" ))`, policy.Allow, ""},
+		// bash parses these quoted words again and runs the substitution.
+		{`declare -a "x=(\$(rm y))"`, policy.Deny, "shell.unknown_program"},
+		{`local -a "x=(\$(rm y))"`, policy.Deny, "shell.unknown_program"},
+		{`declare "w[\$(rm y)]=1"`, policy.Deny, "shell.unknown_program"},
+		{`printf -v "a[\$(rm y)]" x`, policy.Deny, "shell.unknown_program"},
+		{`declare "z=\$(rm y)"`, policy.Allow, ""}, // kept as written
+		{`declare -a "x=(a b)"`, policy.Allow, ""},
 		{"export LD_PRELOAD=/tmp/x.so; ls", policy.Deny, "analysis.code_execution"},
 		{"declare -n r=GIT_DIR; r=/tmp/x; git log", policy.Deny, "analysis.code_execution"},
 		{"export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='rm x'; git log", policy.Deny, "analysis.code_execution"},
