@@ -212,6 +212,11 @@ func (a *analyzer) arithmTests(x syntax.TestExpr, ctx context) {
 			a.arithmTests(x.Y, ctx)
 		}
 	case *syntax.UnaryTest:
+		if w, ok := x.X.(*syntax.Word); ok && x.Op == syntax.TsVarSet {
+			if v, dynamic := wordValue(ctx.src, w); !dynamic {
+				a.elementIndex(v, ctx, "[[ -v ]]", ctx.pos(w.Pos()))
+			}
+		}
 		a.arithmTests(x.X, ctx)
 	case *syntax.ParenTest:
 		a.arithmTests(x.X, ctx)
@@ -293,25 +298,42 @@ func readsIntoOf(name string) (readsInto, bool) {
 	return readsInto{}, false
 }
 
+// elementIndex analyses the index of an array element a builtin names
+// (unset "a[$(cmd)]", test -v "a[$(cmd)]"): bash expands it, running cmd.
+func (a *analyzer) elementIndex(word string, ctx context, via string, at Position) {
+	if _, index, ok := subscripted(word); ok && strings.ContainsAny(index, "$`") {
+		if inner, ok := a.enter(ctx, via, at); ok {
+			a.script_(word+"=", inner, at)
+		}
+	}
+}
+
 // builtinAssigns records the variables a builtin that reads into variables
-// sets (read, mapfile, readarray, getopts, printf -v), from its words.
+// sets (read, mapfile, readarray, getopts, printf -v), from its words, and
+// analyses the array indexes builtins that name variables expand.
 func (a *analyzer) builtinAssigns(cmd *Command, ctx context) {
+	switch cmd.Name {
+	case "unset", "test", "[":
+		for _, w := range cmd.Words[1:] {
+			if !w.Dynamic {
+				a.elementIndex(w.Value, ctx, cmd.Name, cmd.Pos)
+			}
+		}
+		return
+	}
 	spec, ok := readsIntoOf(cmd.Name)
 	if !ok {
 		return
 	}
 	set := func(w Word) {
-		switch name, index, element := subscripted(w.Value); {
+		switch name, _, element := subscripted(w.Value); {
 		case w.Dynamic:
 			a.dynamicVariable(cmd.Name+" "+w.Raw, cmd.Pos, cmd.Via)
 		case syntax.ValidName(w.Value):
 			a.assign(Assignment{Name: w.Value, Dynamic: true, Pos: cmd.Pos}, unknownValue(w.Value))
 		case element:
 			a.assign(Assignment{Name: name, Dynamic: true, Pos: cmd.Pos}, unknownValue(name))
-			if strings.ContainsAny(index, "$`") {
-				// bash expands the index: read "a[$(cmd)]" runs cmd.
-				a.nested(cmd, w.Value+"=", ctx, cmd.Name)
-			}
+			a.elementIndex(w.Value, ctx, cmd.Name, cmd.Pos) // read "a[$(cmd)]" runs cmd
 		}
 	}
 	words := cmd.Words[1:]

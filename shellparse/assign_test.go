@@ -134,6 +134,25 @@ func TestCodeVariablesPassOn(t *testing.T) {
 	}
 }
 
+// Array indexes bash expands a second time run their substitutions: the
+// commands in them are analysed.
+func TestReparsedIndexesAreAnalysed(t *testing.T) {
+	for _, script := range []string{
+		`declare -a "x=(\$(rm y))"`, `declare "w[\$(rm y)]=1"`, `printf -v "a[\$(rm y)]" x`,
+		`read "a[\$(rm y)]"`, `unset "a[\$(rm y)]"`, `[[ -v "a[\$(rm y)]" ]]`, `test -v "a[\$(rm y)]"`,
+	} {
+		s := Analyze(script)
+		if !slices.ContainsFunc(s.Commands, func(c *Command) bool { return c.Name == "rm" }) {
+			t.Errorf("%s: rm not found among %d commands", script, len(s.Commands))
+		}
+	}
+	for _, script := range []string{`declare "z=\$(rm y)"`, `read "a[1]"`, `test "x" = y`} {
+		if s := Analyze(script); slices.ContainsFunc(s.Commands, func(c *Command) bool { return c.Name == "rm" }) {
+			t.Errorf("%s: rm found, bash keeps it as written", script)
+		}
+	}
+}
+
 // mapfile -C runs its callback: the callback is analysed as a command.
 func TestMapfileCallbackIsACommand(t *testing.T) {
 	s := Analyze("mapfile -C 'rm -rf x' -c 1 lines < f")

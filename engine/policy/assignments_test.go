@@ -44,6 +44,9 @@ func TestReadonlyHiddenAssignments(t *testing.T) {
 		{`printf -v "a[\$(rm y)]" x`, policy.Deny, "shell.unknown_program"},
 		{`declare "z=\$(rm y)"`, policy.Allow, ""}, // kept as written
 		{`declare -a "x=(a b)"`, policy.Allow, ""},
+		{`[[ -v "a[\$(rm y)]" ]]`, policy.Deny, "shell.unknown_program"},
+		{`test -v "a[\$(rm y)]"`, policy.Deny, "shell.unknown_program"},
+		{`[[ -v a ]]`, policy.Allow, ""},
 		{"export LD_PRELOAD=/tmp/x.so; ls", policy.Deny, "analysis.code_execution"},
 		{"declare -n r=GIT_DIR; r=/tmp/x; git log", policy.Deny, "analysis.code_execution"},
 		{"export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='rm x'; git log", policy.Deny, "analysis.code_execution"},
