@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/reinsh/rein/engine/agent"
+	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/engine/tools"
 )
 
@@ -216,6 +217,7 @@ func TerminalApprover(in io.Reader, out io.Writer) tools.Approver {
 		}
 		if req.Decision != nil {
 			fmt.Fprintf(out, "  %s — rule %s: %s\n", req.Decision.Verdict, req.Decision.Rule, Visible(req.Decision.Reason))
+			askedFor(out, req.Decision)
 		}
 		for {
 			fmt.Fprint(out, "  run it? [y] once, [a] always this session, [n] no (n: note for the model): ")
@@ -233,6 +235,28 @@ func TerminalApprover(in io.Reader, out io.Writer) tools.Approver {
 			case "n", "no", "":
 				return tools.Approval{Note: strings.TrimSpace(note)}, nil
 			}
+		}
+	}
+}
+
+// askedFor lists, under an approval prompt for a script of several parts,
+// each part that needs the confirmation: the one line a person must read,
+// however the whole is laid out (a long script, a command pushed far right).
+func askedFor(w io.Writer, d *policy.Decision) {
+	var lines []string
+	for _, c := range d.Commands {
+		if c.Verdict == policy.Ask {
+			lines = append(lines, fmt.Sprintf("  needs confirmation: %s  (%s)", oneLine(c.Text), because(c.Rule, c.Reason)))
+		}
+	}
+	for _, c := range d.Checks {
+		if c.Verdict == policy.Ask {
+			lines = append(lines, fmt.Sprintf("  needs confirmation: %s %s  (%s)", c.Kind, oneLine(c.Subject), because(c.Rule, c.Reason)))
+		}
+	}
+	if len(d.Commands)+len(d.Checks) > 1 {
+		for _, l := range lines {
+			fmt.Fprintln(w, l)
 		}
 	}
 }

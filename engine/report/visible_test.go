@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/reinsh/rein/engine/agent"
+	"github.com/reinsh/rein/engine/policy/policytest"
 	"github.com/reinsh/rein/engine/tools"
 )
 
@@ -85,5 +86,20 @@ func TestClip(t *testing.T) {
 		if got := Clip(tt.in, tt.n); got != tt.want {
 			t.Errorf("Clip(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
 		}
+	}
+}
+
+// A script of several parts: the prompt names each part that asks, on a
+// line of its own, however far the script pushes it.
+func TestApprovalNamesWhatAsks(t *testing.T) {
+	_, p := policytest.Load(t, t.TempDir(), "git")
+	d := p.Check("git status" + strings.Repeat(" ", 400) + "; git rebase main")
+	var out bytes.Buffer
+	approve := TerminalApprover(strings.NewReader("n\n"), &out)
+	if _, err := approve(context.Background(), tools.ApprovalRequest{Command: d.Command, Decision: d}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "  needs confirmation: git rebase main  (rule programs.git.subcommands.rebase") {
+		t.Errorf("prompt:\n%s", out.String())
 	}
 }
