@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,7 +23,8 @@ import (
 type runChecks struct {
 	runner   *Runner
 	approved bool
-	shell    *interp.Runner // for the functions the script declared
+	base     map[string]string // the environment rein started the script with
+	shell    *interp.Runner    // for the functions the script declared
 
 	mu     sync.Mutex // pipelines run handlers concurrently
 	denial *policy.Decision
@@ -59,7 +61,11 @@ func (c *runChecks) call(ctx context.Context, args []string) ([]string, error) {
 		}
 		return args, nil
 	}
-	if d := r.checkArgv(args, codeVars(hc.Env), hc.Dir); c.stops(d.Verdict) {
+	vars := scriptVars(hc.Env, c.base)
+	if d := r.checkArgv(args, vars, hc.Dir); c.stops(d.Verdict) {
+		if len(vars) > 0 && !c.stops(r.checkArgv(args, nil, hc.Dir).Verdict) {
+			d.Reason += fmt.Sprintf(" (%s receives %s, which the script set)", args[0], strings.Join(slices.Sorted(maps.Keys(vars)), ", "))
+		}
 		return nil, c.refuse(d)
 	}
 	args, refused := r.guardWalk(args, hc.Dir)

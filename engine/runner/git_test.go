@@ -288,3 +288,35 @@ func TestGitLeavesOutSecretPlacesOfItsRepository(t *testing.T) {
 		}
 	}
 }
+
+// A variable the script exports reaches every command after it: each is
+// checked at run time as if it were the command's prefix. git reads its
+// configuration from GIT_CONFIG_PARAMETERS and from $HOME, which a cloned
+// repository can hold: core.fsmonitor runs a command under git status.
+func TestExportedVariablesReachTheCheck(t *testing.T) {
+	r, git := secretRepo(t)
+	dir := git("rev-parse", "--show-toplevel")
+	os.MkdirAll(filepath.Join(dir, "evil"), 0o755)
+	os.WriteFile(filepath.Join(dir, "evil", ".gitconfig"), []byte("[core]\n\tfsmonitor = touch MARK2\n"), 0o644)
+	for _, text := range []string{
+		`export GIT_CONFIG_PARAMETERS="'core.fsmonitor=touch MARK1'"; git status --short`,
+		`export HOME="$PWD/evil"; git status --short`,
+		`HOME="$PWD/evil"; git status --short`, // HOME is exported already
+	} {
+		res := r.Interpret(context.Background(), text, runner.RunOptions{})
+		if !strings.HasPrefix(res.Error, "stopped at run time") || !strings.Contains(res.Error, "which the script set") {
+			t.Errorf("%s: %+v", text, res)
+		}
+	}
+	for _, mark := range []string{"MARK1", "MARK2"} {
+		if _, err := os.Stat(filepath.Join(dir, mark)); err == nil {
+			t.Errorf("%s: the configured command ran", mark)
+		}
+	}
+	// Variables rein passed, and locale variables the recipe allows, stay.
+	for _, text := range []string{"git status --short", "export LANG=C; git status --short", "x=1; echo $x"} {
+		if res := r.Interpret(context.Background(), text, runner.RunOptions{}); res.Error != "" {
+			t.Errorf("%s: %+v", text, res)
+		}
+	}
+}

@@ -21,7 +21,6 @@ import (
 	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/engine/recipe"
 	"github.com/reinsh/rein/engine/sandbox"
-	"github.com/reinsh/rein/shellparse"
 )
 
 // Runner runs commands for one recipe and workspace. It is safe for
@@ -147,7 +146,7 @@ func (r *Runner) Interpret(ctx context.Context, text string, opts RunOptions) *R
 	}
 	defer done()
 
-	checks := &runChecks{runner: r, approved: opts.Approved}
+	checks := &runChecks{runner: r, approved: opts.Approved, base: envMap(r.env, opts.Env)}
 	shell, err := interp.New(
 		interp.Env(expand.ListEnviron(append(append([]string(nil), r.env...), opts.Env...)...)),
 		interp.Dir(dir),
@@ -406,19 +405,38 @@ func envList(env expand.Environ) []string {
 	return out
 }
 
-// codeVars returns the exported variables that make a program run or load
-// code, for the run-time check; present at run time, they came from the
-// script (env.pass never lets them through by default).
-func codeVars(env expand.Environ) map[string]string {
+// scriptVars returns the exported variables the script set or changed
+// (those rein built the environment with, and a run's own, aside), for the
+// run-time check: each command is checked as if they were its prefix
+// assignments, as that is what it receives. export GIT_CONFIG_PARAMETERS=…
+// or export HOME=… reach git exactly as GIT_CONFIG_PARAMETERS=… git would.
+func scriptVars(env expand.Environ, base map[string]string) map[string]string {
 	var out map[string]string
 	env.Each(func(name string, vr expand.Variable) bool {
-		if vr.Exported && vr.IsSet() && shellparse.IsCodeEnv(name) {
-			if out == nil {
-				out = map[string]string{}
-			}
-			out[name] = vr.String()
+		if !vr.Exported || !vr.IsSet() {
+			return true
 		}
+		if v, ok := base[name]; ok && v == vr.String() {
+			return true
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[name] = vr.String()
 		return true
 	})
 	return out
+}
+
+// envMap reads NAME=value lists.
+func envMap(lists ...[]string) map[string]string {
+	m := map[string]string{}
+	for _, list := range lists {
+		for _, kv := range list {
+			if name, value, ok := strings.Cut(kv, "="); ok {
+				m[name] = value
+			}
+		}
+	}
+	return m
 }
