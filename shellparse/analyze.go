@@ -154,9 +154,11 @@ type analyzer struct {
 	functions map[string]bool
 	visit     func(syntax.Node) bool
 	scanCtx   context
-	// passed holds the variables set so far that make programs run code,
-	// given to every command that follows (inherit).
-	passed map[string]string
+	// passed holds the variables set so far that the commands after them
+	// receive: those exported, and those that make programs run code
+	// whatever (inherit); exported names the exported ones.
+	passed   map[string]string
+	exported map[string]bool
 }
 
 // context is where a node sits: the text it came from, the wrappers and

@@ -23,12 +23,28 @@ import (
 // as GIT_EXTERNAL_DIFF=x git diff).
 func (a *analyzer) assign(as Assignment, passed string) {
 	a.script.Assignments = append(a.script.Assignments, as)
-	if IsCodeEnv(as.Name) {
-		if a.passed == nil {
-			a.passed = map[string]string{}
-		}
-		a.passed[as.Name] = passed
+	if IsCodeEnv(as.Name) || a.passed != nil && a.exported[as.Name] {
+		a.pass(as.Name, passed)
 	}
+}
+
+// pass gives a variable to the commands that follow.
+func (a *analyzer) pass(name, value string) {
+	if a.passed == nil {
+		a.passed = map[string]string{}
+	}
+	a.passed[name] = value
+}
+
+// export records that the script exports a variable (export NAME=value,
+// declare -x): the commands after it receive it, as the runner checks them
+// at run time, and so does a later assignment to it.
+func (a *analyzer) export(name, value string) {
+	if a.exported == nil {
+		a.exported = map[string]bool{}
+	}
+	a.exported[name] = true
+	a.pass(name, value)
 }
 
 // unknownValue is what a program finds in NAME when its value is known only
@@ -100,8 +116,9 @@ func subscripted(s string) (name, index string, ok bool) {
 
 // declOptions is what a declaration builtin's options make of its names.
 type declOptions struct {
-	refs  bool // declare -n: NAME=TARGET makes NAME stand for TARGET
-	print bool // -p, -f, -F (and export -n): names are shown or unexported, not set
+	refs   bool // declare -n: NAME=TARGET makes NAME stand for TARGET
+	print  bool // -p, -f, -F (and export -n): names are shown or unexported, not set
+	export bool // export, declare -x: the names are exported
 }
 
 // read adds an option word (-n, -gx, +x) of builtin variant to o.
@@ -117,6 +134,8 @@ func (o *declOptions) read(variant, word string) {
 			o.refs = true
 		case c == 'p' || c == 'f' || c == 'F':
 			o.print = true
+		case c == 'x':
+			o.export = true
 		}
 	}
 }
@@ -149,6 +168,9 @@ func (a *analyzer) declared(o declOptions, v declaredVar, via []string) {
 		passed = unknownValue(v.name)
 	}
 	a.assign(Assignment{Name: v.name, Value: v.value, Dynamic: v.dynamic, Pos: v.pos}, passed)
+	if o.export {
+		a.export(v.name, passed)
+	}
 }
 
 // arithmAssign records the variable an arithmetic assignment (x=1, x+=2,

@@ -153,6 +153,33 @@ func TestReparsedIndexesAreAnalysed(t *testing.T) {
 	}
 }
 
+// What a script exports, every command after it receives: the analysis
+// gives it to them, as the runner checks them with it.
+func TestExportedVariablesPassOn(t *testing.T) {
+	for script, want := range map[string]string{
+		"export FOO=1; ls":       "1",
+		"declare -x FOO=1; ls":   "1",
+		"export FOO; FOO=2; ls":  "2",
+		"export FOO=1 && ls":     "1",
+		"FOO=1; ls":              "",
+		"export -n FOO; ls":      "",
+		"ls; export FOO=1":       "",
+		"export FOO=1; FOO=3 ls": "3",
+		"local -x FOO=$x; ls":    "$x",
+	} {
+		s := Analyze(script)
+		var got string
+		for _, c := range s.Commands {
+			if c.Name == "ls" {
+				got = c.Env["FOO"]
+			}
+		}
+		if got != want {
+			t.Errorf("%s: ls receives FOO=%q, want %q", script, got, want)
+		}
+	}
+}
+
 // mapfile -C runs its callback: the callback is analysed as a command.
 func TestMapfileCallbackIsACommand(t *testing.T) {
 	s := Analyze("mapfile -C 'rm -rf x' -c 1 lines < f")

@@ -129,7 +129,7 @@ func joinDir(dir, next string) string {
 // command, so the command itself is not given the variables it sets.
 func (a *analyzer) decl(d *syntax.DeclClause, ctx context) {
 	words := []Word{{Value: d.Variant.Value}}
-	opts := declOptions{refs: d.Variant.Value == "nameref"}
+	opts := declOptions{refs: d.Variant.Value == "nameref", export: d.Variant.Value == "export"}
 	var assigned []declaredVar
 	var reparsed []string // words bash parses again as an assignment
 	for _, as := range d.Args {

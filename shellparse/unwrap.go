@@ -485,8 +485,12 @@ func (a *analyzer) unwrapSSH(cmd *Command, ctx context) {
 
 // envShellCommands are environment variables whose value programs run as a
 // shell command; envCodeLoaders make programs load code from a path.
-var envShellCommands = []string{"GIT_PAGER", "PAGER", "MANPAGER", "GIT_EDITOR", "EDITOR", "VISUAL", "GIT_SEQUENCE_EDITOR", "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "PROMPT_COMMAND", "SYSTEMD_PAGER", "LESSOPEN", "LESSCLOSE"}
-var envCodeLoaders = []string{"LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "BASH_ENV", "ENV", "GIT_EXEC_PATH", "GIT_SSH", "GIT_ASKPASS", "SSH_ASKPASS", "PYTHONSTARTUP", "PYTHONPATH", "PERL5OPT", "PERL5LIB", "NODE_OPTIONS", "RUBYOPT", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_DIR", "GIT_TEMPLATE_DIR"}
+var envShellCommands = []string{"GIT_PAGER", "PAGER", "MANPAGER", "GIT_EDITOR", "EDITOR", "VISUAL", "GIT_SEQUENCE_EDITOR", "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "PROMPT_COMMAND", "SYSTEMD_PAGER", "LESSOPEN", "LESSCLOSE", "GIT_PROXY_COMMAND"}
+var envCodeLoaders = []string{"LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "BASH_ENV", "ENV", "GIT_EXEC_PATH", "GIT_SSH", "GIT_ASKPASS", "SSH_ASKPASS", "PYTHONSTARTUP", "PYTHONPATH", "PERL5OPT", "PERL5LIB", "NODE_OPTIONS", "RUBYOPT", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_DIR", "GIT_TEMPLATE_DIR",
+	// git -c's own channel; glibc's charset modules; OpenSSL's engines;
+	// Java agents; programs the Rust and Go toolchains run; extra makefiles.
+	"GIT_CONFIG_PARAMETERS", "GCONV_PATH", "OPENSSL_CONF", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
+	"RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER", "GOCACHEPROG", "MAKEFILES", "PERL5DB", "RUBYLIB"}
 
 // IsCodeEnv reports whether a variable, set in a command's environment, makes
 // the program run or load code. The runner uses it to pick the variables it
