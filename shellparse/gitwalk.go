@@ -142,7 +142,7 @@ const gitExclusion = ":(exclude,glob)**/"
 // its repository's working tree: ":(exclude,top,glob)REL" for each of rel,
 // beside the guard's own. Any other argv is returned as it is.
 func WithRepositoryExclusions(argv, rel []string) []string {
-	k := slices.IndexFunc(argv, func(a string) bool { return strings.HasPrefix(a, gitExclusion) })
+	k := firstGitExclusion(argv)
 	if k < 0 || len(rel) == 0 {
 		return argv
 	}
@@ -153,10 +153,18 @@ func WithRepositoryExclusions(argv, rel []string) []string {
 	return append(out, argv[k:]...)
 }
 
-// GitFolder returns the folder the git command in argv (run directly or
-// through wrappers) works in, relative to where argv runs: its -C folders
-// and a wrapper's (env -C) joined, "" for there. ok is false without git.
-func GitFolder(argv []string) (folder string, ok bool) {
+func firstGitExclusion(argv []string) int {
+	return slices.IndexFunc(argv, func(a string) bool { return strings.HasPrefix(a, gitExclusion) })
+}
+
+// GuardedGitFolder returns the folder a git command the guards gave
+// exclusions to (run directly or through wrappers) works in, relative to
+// where argv runs: its -C folders and a wrapper's (env -C) joined, "" for
+// there. ok is false for any other argv.
+func GuardedGitFolder(argv []string) (folder string, ok bool) {
+	if firstGitExclusion(argv) < 0 {
+		return "", false
+	}
 	for _, c := range AnalyzeArgv(argv, nil).Commands {
 		if c.Name != "git" {
 			continue

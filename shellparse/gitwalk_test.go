@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// The folder a git command works in, through -C and wrappers.
-func TestGitFolder(t *testing.T) {
+// The folder a guarded git command works in, through -C and wrappers.
+func TestGuardedGitFolder(t *testing.T) {
 	for argv, want := range map[string]string{
 		"git log -p":                    "",
 		"git -C sub log -p":             "sub",
@@ -17,13 +17,15 @@ func TestGitFolder(t *testing.T) {
 		"xargs git -C lib grep x --":    "lib",
 		"find . -exec git diff -- {} +": "",
 	} {
-		got, ok := GitFolder(strings.Fields(argv))
+		got, ok := GuardedGitFolder(append(strings.Fields(argv), gitExclusion+".env"))
 		if !ok || got != want {
-			t.Errorf("GitFolder(%s) = %q, %v; want %q", argv, got, ok, want)
+			t.Errorf("GuardedGitFolder(%s) = %q, %v; want %q", argv, got, ok, want)
 		}
 	}
-	if _, ok := GitFolder(strings.Fields("grep -r x .")); ok {
-		t.Error("GitFolder finds git in grep")
+	for _, argv := range []string{"grep -r x . " + gitExclusion + ".env", "git status"} {
+		if _, ok := GuardedGitFolder(strings.Fields(argv)); ok {
+			t.Errorf("GuardedGitFolder(%s) finds a guarded git", argv)
+		}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 
 	"github.com/reinsh/rein/engine/policy"
@@ -23,8 +24,8 @@ import (
 type runChecks struct {
 	runner   *Runner
 	approved bool
-	base     map[string]string // the environment rein started the script with
-	shell    *interp.Runner    // for the functions the script declared
+	base     expand.Environ // the environment rein started the script with
+	shell    *interp.Runner // for the functions the script declared
 
 	mu     sync.Mutex // pipelines run handlers concurrently
 	denial *policy.Decision
@@ -90,10 +91,7 @@ func (r *Runner) guardWalk(argv []string, dir string) ([]string, *policy.Decisio
 // inside its repository's working tree (policy.SecretsUnder): a home folder
 // kept in git has committed .aws/credentials, not only .env files.
 func (r *Runner) excludeInRepository(argv []string, dir string) []string {
-	if !slices.ContainsFunc(argv, func(a string) bool { return strings.HasPrefix(a, ":(exclude,glob)") }) {
-		return argv
-	}
-	folder, ok := shellparse.GitFolder(argv)
+	folder, ok := shellparse.GuardedGitFolder(argv)
 	if !ok {
 		return argv
 	}

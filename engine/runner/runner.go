@@ -146,9 +146,10 @@ func (r *Runner) Interpret(ctx context.Context, text string, opts RunOptions) *R
 	}
 	defer done()
 
-	checks := &runChecks{runner: r, approved: opts.Approved, base: envMap(r.env, opts.Env)}
+	base := expand.ListEnviron(append(append([]string(nil), r.env...), opts.Env...)...)
+	checks := &runChecks{runner: r, approved: opts.Approved, base: base}
 	shell, err := interp.New(
-		interp.Env(expand.ListEnviron(append(append([]string(nil), r.env...), opts.Env...)...)),
+		interp.Env(base),
 		interp.Dir(dir),
 		interp.StdIO(stdin, stream{out, false}, stream{out, true}),
 		interp.CallHandler(checks.call),
@@ -410,13 +411,13 @@ func envList(env expand.Environ) []string {
 // run-time check: each command is checked as if they were its prefix
 // assignments, as that is what it receives. export GIT_CONFIG_PARAMETERS=…
 // or export HOME=… reach git exactly as GIT_CONFIG_PARAMETERS=… git would.
-func scriptVars(env expand.Environ, base map[string]string) map[string]string {
+func scriptVars(env, base expand.Environ) map[string]string {
 	var out map[string]string
 	env.Each(func(name string, vr expand.Variable) bool {
 		if !vr.Exported || !vr.IsSet() {
 			return true
 		}
-		if v, ok := base[name]; ok && v == vr.String() {
+		if b := base.Get(name); b.IsSet() && b.String() == vr.String() {
 			return true
 		}
 		if out == nil {
@@ -426,17 +427,4 @@ func scriptVars(env expand.Environ, base map[string]string) map[string]string {
 		return true
 	})
 	return out
-}
-
-// envMap reads NAME=value lists.
-func envMap(lists ...[]string) map[string]string {
-	m := map[string]string{}
-	for _, list := range lists {
-		for _, kv := range list {
-			if name, value, ok := strings.Cut(kv, "="); ok {
-				m[name] = value
-			}
-		}
-	}
-	return m
 }
