@@ -23,7 +23,7 @@ import (
 // as GIT_EXTERNAL_DIFF=x git diff).
 func (a *analyzer) assign(as Assignment, passed string) {
 	a.script.Assignments = append(a.script.Assignments, as)
-	if IsCodeEnv(as.Name) || a.passed != nil && a.exported[as.Name] {
+	if IsCodeEnv(as.Name) || a.exported[as.Name] {
 		a.pass(as.Name, passed)
 	}
 }
@@ -302,20 +302,22 @@ func (a *analyzer) paramAssign(p *syntax.ParamExp) {
 // readsInto describes a builtin that reads into variables: its options
 // that take a value, and which of its operands are variable names.
 type readsInto struct {
-	valued      string // options taking a value
-	first, last int    // operands first to last (-1: all) name variables
+	valued string // options taking a value
+	// names are the operands that name variables: count of them from
+	// first (-1: all to the end).
+	first, count int
 }
 
 func readsIntoOf(name string) (readsInto, bool) {
 	switch name {
 	case "read":
-		return readsInto{valued: "adinNptu", last: -1}, true
+		return readsInto{valued: "adinNptu", count: -1}, true
 	case "mapfile", "readarray":
-		return readsInto{valued: "dnOsuCc"}, true
+		return readsInto{valued: "dnOsuCc", count: 1}, true
 	case "getopts":
-		return readsInto{first: 1, last: 1}, true
-	case "printf":
-		return readsInto{valued: "v", first: 1, last: 0}, true
+		return readsInto{first: 1, count: 1}, true
+	case "printf": // only -v names one
+		return readsInto{valued: "v"}, true
 	}
 	return readsInto{}, false
 }
@@ -330,10 +332,10 @@ func (a *analyzer) elementIndex(word string, ctx context, via string, at Positio
 	}
 }
 
-// builtinAssigns records the variables a builtin that reads into variables
-// sets (read, mapfile, readarray, getopts, printf -v), from its words, and
-// analyses the array indexes builtins that name variables expand.
-func (a *analyzer) builtinAssigns(cmd *Command, ctx context) {
+// builtinVariables records the variables a builtin that reads into
+// variables sets (read, mapfile, readarray, getopts, printf -v), from its
+// words, and analyses the array indexes builtins that name variables expand.
+func (a *analyzer) builtinVariables(cmd *Command, ctx context) {
 	switch cmd.Name {
 	case "unset", "test", "[":
 		for _, w := range cmd.Words[1:] {
@@ -388,7 +390,7 @@ func (a *analyzer) builtinAssigns(cmd *Command, ctx context) {
 		}
 	}
 	for n, w := range words[i:] {
-		if n >= spec.first && (spec.last < 0 || n <= spec.last) {
+		if n >= spec.first && (spec.count < 0 || n < spec.first+spec.count) {
 			set(w)
 		}
 	}

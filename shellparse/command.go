@@ -210,7 +210,7 @@ func (a *analyzer) simple(words []Word, env map[string]string, ctx context, pos 
 	a.envCode(cmd, ctx, own)
 	a.unwrap(cmd, ctx)
 	if !ctx.execd {
-		a.builtinAssigns(cmd, ctx)
+		a.builtinVariables(cmd, ctx)
 	}
 	return cmd
 }

@@ -518,11 +518,12 @@ func (a *analyzer) envCode(cmd *Command, ctx context, own map[string]string) {
 				a.finding(FindingDynamicScript, fmt.Sprintf("%s is set to a command built at run time", name), cmd.Pos, cmd.Via)
 			} else if strings.TrimSpace(value) != "" {
 				// The value's commands run with the same environment,
-				// already checked here: passing it on again would recurse.
-				passed := a.passed
-				a.passed = nil
+				// already checked here: passing it on again would recurse;
+				// what they export stays in their own shell.
+				passed, exported := a.passed, a.exported
+				a.passed, a.exported = nil, nil
 				a.nested(cmd, value, ctx, name+"=")
-				a.passed = passed
+				a.passed, a.exported = passed, exported
 			}
 		case loadsCode(name):
 			setting := name + "=" + Quote(value)
