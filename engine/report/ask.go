@@ -243,20 +243,17 @@ func TerminalApprover(in io.Reader, out io.Writer) tools.Approver {
 // each part that needs the confirmation: the one line a person must read,
 // however the whole is laid out (a long script, a command pushed far right).
 func askedFor(w io.Writer, d *policy.Decision) {
-	var lines []string
+	if len(d.Commands)+len(d.Checks) < 2 {
+		return // the prompt's decision line names the one part
+	}
 	for _, c := range d.Commands {
 		if c.Verdict == policy.Ask {
-			lines = append(lines, fmt.Sprintf("  needs confirmation: %s  (%s)", oneLine(c.Text), because(c.Rule, c.Reason)))
+			fmt.Fprintf(w, "  needs confirmation: %s  (%s)\n", oneLine(c.Text), because(c.Rule, c.Reason))
 		}
 	}
 	for _, c := range d.Checks {
 		if c.Verdict == policy.Ask {
-			lines = append(lines, fmt.Sprintf("  needs confirmation: %s %s  (%s)", c.Kind, oneLine(c.Subject), because(c.Rule, c.Reason)))
-		}
-	}
-	if len(d.Commands)+len(d.Checks) > 1 {
-		for _, l := range lines {
-			fmt.Fprintln(w, l)
+			fmt.Fprintf(w, "  needs confirmation: %s %s  (%s)\n", c.Kind, oneLine(c.Subject), because(c.Rule, c.Reason))
 		}
 	}
 }
