@@ -91,7 +91,7 @@ func (c *execCmd) Run(g *Globals, e *env) error {
 			return err
 		}
 	} else {
-		c.explain(e.stderr, res)
+		explain(e.stderr, res)
 	}
 	return resultExit(res)
 }
@@ -111,7 +111,7 @@ func resultExit(res *runner.Result) error {
 }
 
 // explain tells a person what the live output does not show.
-func (c *execCmd) explain(w io.Writer, res *runner.Result) {
+func explain(w io.Writer, res *runner.Result) {
 	switch {
 	case res.Decision != nil:
 		fmt.Fprintln(w, "rein: "+res.Error)

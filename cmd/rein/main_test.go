@@ -326,6 +326,29 @@ func TestRunTasks(t *testing.T) {
 	}
 }
 
+// A task that stops says where and why, after the step's own output.
+func TestRunSaysWhichStepStopped(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX")
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(`{
+  allow: ['echo *', 'false', 'sleep *'],
+  tasks: {
+    steps: { steps: ['echo one', 'false', 'echo three'] },
+    slow: { run: 'sleep 5', timeout: '100ms' },
+  },
+}`), 0o644)
+	out, errOut, code := rein(t, dir, "", "run", "steps")
+	if code != 1 || out != "one\n" || !strings.Contains(errOut, "rein: task steps stopped at `false`: exit 1") {
+		t.Errorf("failing step: %d %q %q", code, out, errOut)
+	}
+	_, errOut, code = rein(t, dir, "", "run", "slow")
+	if code != 124 || !strings.Contains(errOut, "rein: task slow stopped at `sleep 5`\nrein: timed out after") {
+		t.Errorf("timed out step: %d %q", code, errOut)
+	}
+}
+
 func TestTestReportsTaskCycles(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(`{ tasks: { a: { run: 'true', deps: ['b'] }, b: { run: 'true', deps: ['a'] } } }`), 0o644)

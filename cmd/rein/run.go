@@ -72,7 +72,14 @@ func (c *runCmd) Run(g *Globals, e *env) error {
 			fmt.Fprintf(e.stderr, "▶ %s: %s\n", task, oneLine(script))
 		}
 	}
+	var failed string // the step that stopped the task, for the person
 	opts.OnResult = func(task, script string, d *policy.Decision, res *runner.Result) {
+		if res.Error == "" && res.ExitCode != 0 {
+			failed = fmt.Sprintf("task %s stopped at `%s`", task, oneLine(script))
+			if !res.TimedOut && res.Stopped == "" { // else explain says why
+				failed += fmt.Sprintf(": exit %d", res.ExitCode)
+			}
+		}
 		if st == nil {
 			return
 		}
@@ -100,19 +107,18 @@ func (c *runCmd) Run(g *Globals, e *env) error {
 		if err := writeJSON(e.stdout, res, true); err != nil {
 			return err
 		}
-	} else if res.Error != "" {
+	} else {
 		if res.Decision != nil {
 			report.Decision(e.stderr, res.Decision)
 		}
-		fmt.Fprintln(e.stderr, "rein: "+res.Error)
+		if failed != "" {
+			fmt.Fprintln(e.stderr, "rein: "+failed)
+		}
+		explain(e.stderr, res)
 	}
 	return resultExit(res)
 }
 
 func oneLine(s string) string {
-	s = strings.ReplaceAll(strings.TrimSpace(s), "\n", "; ")
-	if len(s) > 100 {
-		s = s[:97] + "…"
-	}
-	return s
+	return report.Clip(strings.ReplaceAll(strings.TrimSpace(s), "\n", "; "), 100)
 }
