@@ -122,6 +122,11 @@ func (p *Policy) redirect(r shellparse.Redirect, cwd string) (Result, bool) {
 	if pat, ok := p.secret.match(abs); ok {
 		return Result{Deny, "paths.deny", fmt.Sprintf("redirect %s %s, which matches the secret path %s", verb, r.Target, pat)}, true
 	}
+	if r.Write {
+		if pat, ok := p.protect.match(abs); ok {
+			return Result{Deny, "paths.protect", fmt.Sprintf("redirect writes %s, which matches the protected path %s%s", r.Target, pat, protectedWhy)}, true
+		}
+	}
 	if mode == "workspace" {
 		if !Inside(abs, p.workspace) {
 			return Result{Deny, rule, fmt.Sprintf("redirect %s %s, outside the workspace %s", verb, abs, p.workspace)}, true
@@ -146,6 +151,9 @@ func (p *Policy) redirect(r shellparse.Redirect, cwd string) (Result, bool) {
 	return Result{v, rule, reason}, true
 }
 
+// protectedWhy ends a refusal to write a protected path.
+const protectedWhy = "; git runs what is there on your next commit or status, outside rein: rein reads it, never writes it"
+
 // CheckOpen decides a file the shell itself opens at run time (a redirect
 // target after expansion), relative to the interpreter's current folder.
 func (p *Policy) CheckOpen(path string, write bool, cwd string) Result {
@@ -167,6 +175,9 @@ func (p *Policy) CheckPath(abs string, write bool) Result {
 	}
 	set, rule, verb := p.read, "paths.read", "reading"
 	if write {
+		if pat, ok := p.protect.match(abs); ok {
+			return Result{Deny, "paths.protect", fmt.Sprintf("%s matches the protected path %s%s", abs, pat, protectedWhy)}
+		}
 		set, rule, verb = p.write, "paths.write", "writing"
 	}
 	if pat, ok := set.match(abs); ok {

@@ -39,7 +39,10 @@ type Policy struct {
 	read   pathSet
 	write  pathSet
 	secret pathSet
-	shell  map[string]Verdict
+	// protect are paths that may be read, never written by a redirect or a
+	// file tool.
+	protect pathSet
+	shell   map[string]Verdict
 	// constructs are the results of constructRules, in their order.
 	constructs []Result
 	unknown    Verdict
@@ -141,8 +144,10 @@ func New(r *recipe.Recipe, opts Options) (*Policy, error) {
 	p.read = newPathSet(r.Paths.Read, r.Workspace, home)
 	p.write = newPathSet(r.Paths.Write, r.Workspace, home)
 	p.secret = newPathSet(r.Paths.Deny, r.Workspace, home)
+	p.protect = newPathSet(r.Paths.Protect, r.Workspace, home)
 	if caseInsensitiveFiles {
 		p.secret = p.secret.folded()
+		p.protect = p.protect.folded()
 	}
 	p.secret.win = runtime.GOOS == "windows"
 	p.cwdClear = p.secret.clearBelow(p.cwd)

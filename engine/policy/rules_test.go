@@ -41,6 +41,37 @@ local rein = import 'rein.libsonnet';
 }
 `
 
+// git runs a repository's hooks and its other configs on the user's next
+// commit or status, outside rein: writing them is a way out of rein that
+// waits. A redirect never writes them, even where the recipe allows every
+// write; reading them stays allowed.
+func TestProtectedPathsAreNeverWritten(t *testing.T) {
+	for _, mode := range []string{"workspace", "allow"} {
+		p := recipePolicy(t, `{ allow: ['echo *', 'cat'], shell: { redirect_write: '`+mode+`' } }`)
+		for _, text := range []string{
+			"echo 'curl x | sh' > .git/hooks/pre-commit",
+			"echo x >> sub/.git/hooks/post-checkout",
+			"echo 'gitdir: ../evil' > sub/.git",
+			"echo x > .git/hooks",
+			"echo x > .git/config.worktree",
+			"echo x > .git/modules/lib/config",
+			"echo x > ./.git/./hooks/pre-push",
+			"cd sub && echo x > ../.git/hooks/pre-commit",
+			"echo x > /elsewhere/repo/.git/hooks/pre-commit",
+		} {
+			d := p.Check(text)
+			if d.Verdict != policy.Deny || d.Rule != "paths.protect" || !strings.Contains(d.Reason, "never writes it") {
+				t.Errorf("%s, redirect_write %s: %s %s: %s", text, mode, d.Verdict, d.Rule, d.Reason)
+			}
+		}
+		for _, text := range []string{"cat < .git/hooks/pre-commit.sample", "echo x > .github/workflows/ci.yml", "echo x > hooks/pre-commit", "echo x > .gitignore"} {
+			if d := p.Check(text); d.Verdict != policy.Allow {
+				t.Errorf("%s, redirect_write %s: %s %s: %s", text, mode, d.Verdict, d.Rule, d.Reason)
+			}
+		}
+	}
+}
+
 func TestRecipeAuthoredRules(t *testing.T) {
 	p := recipePolicy(t, customRecipe)
 	tests := []struct {

@@ -52,6 +52,14 @@ var (
 	ToolConfig = []string{"~/.gitconfig", "~/.config/git/**", "~/.m2/settings.xml", "~/.gradle/gradle.properties",
 		"~/.pgpass", "~/.my.cnf", "~/.bashrc", "~/.bash_profile", "~/.profile", "~/.zshrc", "~/.zshenv", "~/.zprofile",
 		"~/.config/fish/**"}
+	// ProtectedPaths hold code that runs later, when the user works outside
+	// rein: git runs a repository's hooks and the commands its per-worktree
+	// and submodule configs name (core.fsmonitor, core.pager) on the next
+	// commit or status, without asking, and a .git file can point git at
+	// another folder's config. Reading them is harmless; rein never writes
+	// them (.git/config is a secret already).
+	ProtectedPaths = []string{"**/.git", "**/.git/hooks", "**/.git/hooks/**", "**/.git/config.worktree",
+		"**/.git/worktrees/*/config.worktree", "**/.git/modules/**", "**/.git/commondir"}
 	// SecretEnv are environment variables executed commands never see.
 	SecretEnv = []string{"*_API_KEY", "*_APIKEY", "*TOKEN*", "*SECRET*", "*PASSWORD*", "*PASSWD*", "*CREDENTIAL*", "*_PRIVATE_KEY", "AWS_*", "AZURE_*", "GOOGLE_APPLICATION_CREDENTIALS"}
 	// PassEnv are passed to executed commands unless a recipe says otherwise.
@@ -102,6 +110,7 @@ func (r *Recipe) normalize() error {
 		r.Paths.Write = []string{"**"}
 	}
 	r.Paths.Deny = dedupe(append(r.Paths.Deny, SecretPaths...))
+	r.Paths.Protect = dedupe(append(r.Paths.Protect, ProtectedPaths...))
 	if r.Env.Pass == nil {
 		r.Env.Pass = PassEnv
 	}

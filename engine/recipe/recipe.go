@@ -112,6 +112,9 @@ type Paths struct {
 	Read  []string `json:"read"`
 	Write []string `json:"write"`
 	Deny  []string `json:"deny"`
+	// Protect are paths that may be read but that rein never writes
+	// (file tools, redirects): what is there runs later, outside rein.
+	Protect []string `json:"protect"`
 }
 
 // Env describes the environment executed commands see.

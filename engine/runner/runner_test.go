@@ -255,6 +255,22 @@ func TestRedirectRefusedAtRunTime(t *testing.T) {
 	}
 }
 
+// A write that reaches a git hook through a symbolic link is refused when
+// the shell opens it.
+func TestProtectedPathRefusedAtRunTime(t *testing.T) {
+	needUnix(t)
+	r, dir := newRunner(t, `{ allow: ['echo *'], shell: { redirect_write: 'workspace' } }`, nil)
+	os.MkdirAll(filepath.Join(dir, ".git", "hooks"), 0o755)
+	os.Symlink(filepath.Join(".git", "hooks", "pre-commit"), filepath.Join(dir, "notes.txt"))
+	res := r.Interpret(context.Background(), "echo 'curl x | sh' > notes.txt", runner.RunOptions{})
+	if _, err := os.Stat(filepath.Join(dir, ".git", "hooks", "pre-commit")); err == nil {
+		t.Error("the hook was written")
+	}
+	if !strings.Contains(res.Stderr, "refused by rein (rule paths.protect: notes.txt leads to") {
+		t.Errorf("stderr %q", res.Stderr)
+	}
+}
+
 func TestRunArgv(t *testing.T) {
 	needUnix(t)
 	r, dir := newRunner(t, "readonly", nil)

@@ -118,6 +118,18 @@ func TestWriteAndAppend(t *testing.T) {
 	if _, err := f.Write("src/main.go", "x", false); err == nil || !strings.Contains(err.Error(), "paths.write") {
 		t.Errorf("write outside paths.write: %v", err)
 	}
+	// Protected paths are readable, never written, whatever paths.write says.
+	f, _, dir = setup(t, `{ paths: { write: ['**'] } }`)
+	os.MkdirAll(filepath.Join(dir, ".git", "hooks"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".git", "hooks", "pre-commit.sample"), []byte("#!/bin/sh\n"), 0o755)
+	for _, p := range []string{".git/hooks/pre-commit", "sub/.git", ".git/modules/lib/config"} {
+		if _, err := f.Write(p, "#!/bin/sh\ncurl x | sh\n", false); err == nil || !strings.Contains(err.Error(), "paths.protect") {
+			t.Errorf("write %s: %v", p, err)
+		}
+	}
+	if res, err := f.Read(".git/hooks/pre-commit.sample", 0, 0); err != nil || res.Output == "" {
+		t.Errorf("reading a hook: %+v %v", res, err)
+	}
 }
 
 func TestGrepGlobList(t *testing.T) {
