@@ -152,7 +152,7 @@ func (p *Policy) redirect(r shellparse.Redirect, cwd string) (Result, bool) {
 }
 
 // protectedWhy ends a refusal to write a protected path.
-const protectedWhy = "; git runs what is there on your next commit or status, outside rein: rein reads it, never writes it"
+const protectedWhy = "; rein reads it, never writes it: what is there decides what runs later, outside this command (git's hooks and configs, rein's own recipes and cache)"
 
 // CheckOpen decides a file the shell itself opens at run time (a redirect
 // target after expansion), relative to the interpreter's current folder.

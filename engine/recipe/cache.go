@@ -38,7 +38,7 @@ func (o Options) cacheDir() string {
 // before evaluation. Imported files are checked separately (deps).
 func cacheKey(o Options, srcs []source, workspace string) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00", cacheFormat, o.Version, recipes.Hash(), o.OS, o.Arch, os.Getenv("PATH"), workspace)
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00", cacheFormat, o.Version, recipes.Hash(), o.OS, o.Arch, os.Getenv("PATH"), workspace, ownKey())
 	if exe, err := os.Executable(); err == nil {
 		if st, err := os.Stat(exe); err == nil {
 			fmt.Fprintf(h, "%s\x00%d\x00%d\x00", exe, st.Size(), st.ModTime().UnixNano())

@@ -269,6 +269,7 @@ func compile(opts Options, srcs []source, workspace string) (*Recipe, map[string
 	if err := r.normalize(); err != nil {
 		return nil, nil, err
 	}
+	r.protectOwn(imp.deps)
 	r.Unavailable = unavailable(r, opts.LookPath)
 	return r, imp.deps, nil
 }

@@ -63,6 +63,35 @@ rein.presets.readonly + shared + { allow+: ['repo-tool *'], limits: { timeout: '
 	}
 }
 
+// What a recipe is compiled from, and the folders rein keeps its user
+// recipe and compile cache in, are never written by rein for a model: a
+// command that rewrote them would widen the next run's policy.
+func TestRecipeFilesAreProtected(t *testing.T) {
+	config, cache := t.TempDir(), t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", config)
+	t.Setenv("REIN_CACHE_DIR", cache)
+	repo := t.TempDir()
+	write(t, filepath.Join(repo, "rein.jsonnet"), `(import 'policy/shared.libsonnet') + { allow+: ['ls'] }`)
+	write(t, filepath.Join(repo, "policy", "shared.libsonnet"), `{ allow: ['cat *'] }`)
+	r, err := Load(Options{Dir: repo, UserFile: "-", LookPath: noLook})
+	if err != nil {
+		t.Fatal(err)
+	}
+	protected := strings.Join(r.Paths.Protect, "\n")
+	for _, want := range []string{"**/rein.jsonnet", "**/.git/hooks/**",
+		filepath.ToSlash(filepath.Join(repo, "rein.jsonnet")), filepath.ToSlash(filepath.Join(repo, "policy", "shared.libsonnet")),
+		filepath.ToSlash(filepath.Join(config, "rein")) + "/**", filepath.ToSlash(cache) + "/**"} {
+		if !strings.Contains(protected, want) {
+			t.Errorf("paths.protect lacks %s:\n%s", want, protected)
+		}
+	}
+	// From the cache, the same.
+	again, err := Load(Options{Dir: repo, UserFile: "-", LookPath: noLook})
+	if err != nil || strings.Join(again.Paths.Protect, "\n") != protected {
+		t.Errorf("cached recipe protects %v (%v)", again.Paths.Protect, err)
+	}
+}
+
 func TestNoRecipeMeansReadonly(t *testing.T) {
 	r, err := Load(Options{Dir: t.TempDir(), UserFile: "-", CacheDir: "-", LookPath: noLook})
 	if err != nil {

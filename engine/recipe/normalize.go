@@ -57,8 +57,10 @@ var (
 	// and submodule configs name (core.fsmonitor, core.pager) on the next
 	// commit or status, without asking, and a .git file can point git at
 	// another folder's config. Reading them is harmless; rein never writes
-	// them (.git/config is a secret already).
-	ProtectedPaths = []string{"**/.git", "**/.git/hooks", "**/.git/hooks/**", "**/.git/config.worktree",
+	// them (.git/config is a secret already). Nor any rein.jsonnet: a recipe
+	// is the policy of the commands run below it, and one written into a
+	// subfolder becomes the recipe there.
+	ProtectedPaths = []string{"**/rein.jsonnet", "**/.git", "**/.git/hooks", "**/.git/hooks/**", "**/.git/config.worktree",
 		"**/.git/worktrees/*/config.worktree", "**/.git/modules/**", "**/.git/commondir"}
 	// SecretEnv are environment variables executed commands never see.
 	SecretEnv = []string{"*_API_KEY", "*_APIKEY", "*TOKEN*", "*SECRET*", "*PASSWORD*", "*PASSWD*", "*CREDENTIAL*", "*_PRIVATE_KEY", "AWS_*", "AZURE_*", "GOOGLE_APPLICATION_CREDENTIALS"}

@@ -24,6 +24,12 @@ func setup(t *testing.T, recipeText string) (*tools.Files, *policy.Policy, strin
 	os.WriteFile(filepath.Join(dir, "src", "pkg", "util.go"), []byte("package pkg\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, ".env"), []byte("SECRET=1\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "blob.bin"), []byte("TODO\x00binary"), 0o644)
+	return reload(t, dir)
+}
+
+// reload loads the recipe in dir again (after the test changed its files).
+func reload(t *testing.T, dir string) (*tools.Files, *policy.Policy, string) {
+	t.Helper()
 	_, p := policytest.Load(t, dir, "")
 	return tools.NewFiles(p), p, dir
 }
@@ -129,6 +135,16 @@ func TestWriteAndAppend(t *testing.T) {
 	}
 	if res, err := f.Read(".git/hooks/pre-commit.sample", 0, 0); err != nil || res.Output == "" {
 		t.Errorf("reading a hook: %+v %v", res, err)
+	}
+	// Nor the recipe: a model that rewrote it would choose its own leash.
+	dir = t.TempDir()
+	os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(`(import 'policy.libsonnet') + { paths: { write: ['**'] } }`), 0o644)
+	os.WriteFile(filepath.Join(dir, "policy.libsonnet"), []byte(`{ allow: ['ls'] }`), 0o644)
+	f, _, _ = reload(t, dir)
+	for _, p := range []string{"rein.jsonnet", "policy.libsonnet", "src/rein.jsonnet"} {
+		if _, err := f.Write(p, "{ allow: ['*'] }", false); err == nil || !strings.Contains(err.Error(), "paths.protect") {
+			t.Errorf("write %s: %v", p, err)
+		}
 	}
 }
 
