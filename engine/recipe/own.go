@@ -6,10 +6,11 @@ import (
 	"strings"
 )
 
-// OwnFolders are the folders where rein keeps what decides its policy: the
-// user recipe's folder and the compile cache. A command that could write
-// there could widen the policy of every later rein run, so rein never
-// writes them for a model and the sandbox never grants them.
+// OwnFolders are the folders where rein keeps what decides its policy and
+// its record: the user recipe's folder, the compile cache and the state
+// folder (sessions and the audit log). A command that could write there
+// could widen the policy of every later rein run or rewrite the record, so
+// rein never writes them for a model and the sandbox never grants them.
 func OwnFolders() []string {
 	var dirs []string
 	if p := UserRecipePath(); p != "" {
@@ -17,6 +18,13 @@ func OwnFolders() []string {
 	}
 	if d := (Options{}).cacheDir(); d != "" {
 		dirs = append(dirs, filepath.Dir(d)) // the folder above recipes/
+	}
+	state := os.Getenv("XDG_STATE_HOME")
+	if home, err := os.UserHomeDir(); state == "" && err == nil {
+		state = filepath.Join(home, ".local", "state")
+	}
+	if state != "" {
+		dirs = append(dirs, filepath.Join(state, "rein"))
 	}
 	return dirs
 }

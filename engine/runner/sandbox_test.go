@@ -226,3 +226,54 @@ func TestNoHelperOutsideLinux(t *testing.T) {
 		t.Errorf("linux without Landlock keeps the limits: %+v", cfg)
 	}
 }
+
+// The language presets let builds write their package caches, never the
+// places that run code later, outside rein: a folder on PATH, a file shells
+// source, a tool's config.
+func TestPresetCachesAreNotAWayOut(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	for _, d := range []string{".cargo/bin", ".cargo/registry"} {
+		os.MkdirAll(filepath.Join(home, d), 0o755)
+	}
+	os.WriteFile(filepath.Join(home, ".cargo", "env"), []byte("export PATH=\"$HOME/.cargo/bin:$PATH\"\n"), 0o644)
+	os.WriteFile(filepath.Join(home, ".cargo", ".package-cache"), nil, 0o644)
+	r, _ := sandboxed(t, `(import 'rein.libsonnet').presets.rust + { commands+: [{ command: './w.sh' }] }`, map[string]string{
+		"w.sh": "#!/bin/sh\n" +
+			"echo evil > \"$HOME/.cargo/bin/git\" && echo wrote bin\n" +
+			"echo evil >> \"$HOME/.cargo/env\" && echo wrote env\n" +
+			"echo evil > \"$HOME/.cargo/config.toml\" && echo wrote config\n" +
+			"echo crate > \"$HOME/.cargo/registry/c\" && echo wrote registry\n" +
+			"echo lock >> \"$HOME/.cargo/.package-cache\" && echo wrote lock\n",
+	})
+	res := r.Run(context.Background(), "./w.sh", runner.RunOptions{Env: []string{"HOME=" + home}})
+	if res.Stdout != "wrote registry\nwrote lock\n" {
+		t.Errorf("stdout %q stderr %q", res.Stdout, res.Stderr)
+	}
+}
+
+// No recipe can let commands write where rein keeps its recipes, compile
+// cache and record; run from a folder holding them, commands only read.
+func TestSandboxKeepsReinsFoldersOut(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	for _, v := range []string{"XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "REIN_CACHE_DIR"} {
+		t.Setenv(v, "")
+	}
+	linux := sandbox.Status{OS: "linux", LandlockABI: 4, Filesystem: true, Network: true}
+	r := &recipe.Recipe{Workspace: t.TempDir(), Sandbox: recipe.Sandbox{Mode: "workspace-write", Write: []string{"~/.cache"}}}
+	if _, _, err := sandbox.FromRecipeWith(r, linux); err == nil || !strings.Contains(err.Error(), "sandbox.write "+filepath.Join(home, ".cache")+" holds") {
+		t.Errorf("~/.cache granted: %v", err)
+	}
+	r.Sandbox.Write, r.Workspace = nil, home
+	cfg, warning, err := sandbox.FromRecipeWith(r, linux)
+	if err != nil || cfg.Mode != "read-only" || !strings.Contains(warning, "commands may not write here") {
+		t.Errorf("workspace = home: %+v %q %v", cfg, warning, err)
+	}
+	for _, preset := range []string{"readonly", "strict", "git", "go", "node", "python", "rust", "make"} {
+		r, _ := policytest.Load(t, t.TempDir(), preset)
+		if _, _, err := sandbox.FromRecipeWith(r, linux); err != nil {
+			t.Errorf("preset %s: %v", preset, err)
+		}
+	}
+}

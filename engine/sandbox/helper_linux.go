@@ -68,11 +68,23 @@ func restrict(c Config) error {
 		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full").IgnoreIfMissing(),
 	)
 	if c.Mode == "workspace-write" {
-		dirs := append([]string{c.Workspace}, c.Write...)
+		dirs, files := []string{c.Workspace}, []string(nil)
+		for _, w := range c.Write {
+			// A file (cargo's lock file) is granted on its own: Landlock
+			// takes no folder rights on a file.
+			if st, err := os.Stat(w); err == nil && !st.IsDir() {
+				files = append(files, w)
+			} else {
+				dirs = append(dirs, w)
+			}
+		}
 		if c.TempDir != "" {
 			dirs = append(dirs, c.TempDir)
 		}
 		rules = append(rules, landlock.RWDirs(dirs...).IgnoreIfMissing().WithRefer())
+		if len(files) > 0 {
+			rules = append(rules, landlock.RWFiles(files...).IgnoreIfMissing())
+		}
 		rules = append(rules, landlock.RWDirs("/dev/shm").IgnoreIfMissing())
 	}
 	cfg := landlock.V7.BestEffort()

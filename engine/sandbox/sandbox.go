@@ -97,7 +97,40 @@ func FromRecipeWith(r *recipe.Recipe, st Status) (*Config, string, error) {
 		}
 	}
 	c.Hide = hidden(r.Paths.Deny, r.Workspace)
+	return c.keepOwnFoldersOut()
+}
+
+// keepOwnFoldersOut makes sure no command can write where rein keeps its
+// recipes, compile cache and record (Landlock grants whole trees, so a
+// grant holding one of them cannot be narrowed): a sandbox.write entry
+// that holds one is an error to fix in the recipe, a workspace that holds
+// one (rein run from the home folder) is only read.
+func (c *Config) keepOwnFoldersOut() (*Config, string, error) {
+	if c.Mode != "workspace-write" {
+		return c, "", nil
+	}
+	own := recipe.OwnFolders()
+	for _, w := range c.Write {
+		if o := holding(w, own); o != "" {
+			return nil, "", fmt.Errorf("sandbox.write %s holds %s, where rein keeps its own recipes, cache or record: a command could rewrite rein's policy there; grant the tool's own folder instead (such as %s)", w, o, filepath.Join(w, "pip"))
+		}
+	}
+	if o := holding(c.Workspace, own); o != "" {
+		c.Mode = "read-only"
+		return c, fmt.Sprintf("rein: warning: the workspace %s holds %s, where rein keeps its own recipes, cache or record, so commands may not write here (the sandbox is read-only); run rein from a project folder to let them", c.Workspace, o), nil
+	}
 	return c, "", nil
+}
+
+// holding returns the first of folders that lies in dir (or is it).
+func holding(dir string, folders []string) string {
+	dir = filepath.Clean(dir)
+	for _, f := range folders {
+		if rel, err := filepath.Rel(dir, f); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
+			return f
+		}
+	}
+	return ""
 }
 
 // expandPath expands ~ and $VARS; a path whose variable is unset is dropped.

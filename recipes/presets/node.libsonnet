@@ -37,7 +37,10 @@ local pm(name) = p(name + ': run scripts and tests', subcommands={
     node: p('Run a JavaScript file (node FILE); inline code is not allowed', deny_flags=['-e', '--eval', '--eval=*', '-p', '--print', '--print=*', '-r', '--require', '--require=*', '--import', '--import=*', '--loader', '--loader=*', '--experimental-loader', '--experimental-loader=*']),
   },
   ask+: ['npx *'],
-  sandbox+: { network: 'allow', write+: ['~/.npm', '~/.cache', '~/.yarn', '~/.local/share/pnpm'] },
+  // Package caches only: not the folders on PATH (pnpm's and yarn's global
+  // bins), npx's installs (run again later without a check) or ~/.cache as
+  // a whole (rein's compile cache is there).
+  sandbox+: { network: 'allow', write+: ['~/.npm/_cacache', '~/.npm/_logs', '~/.cache/yarn', '~/.yarn/berry/cache', '~/.local/share/pnpm/store', '~/.cache/node-gyp'] },
   tests+: {
     allow+: ['npm test', 'npm run build', 'npm ls --depth=0', 'yarn test', 'pnpm run lint', 'node --version', 'node scripts/check.js'],
     ask+: ['npm install', 'npm ci', 'npx tsc --noEmit', 'npm install left-pad'],

@@ -32,7 +32,9 @@ local pip = p('Python packages', subcommands={
     tox: p('Run test environments'),
     uv: p('uv: run tools in the project environment', subcommands={ run: s('Run a command in the environment (its arguments are not checked)', ask=true), pip: s('pip interface'), tree: s('Dependency tree') }, deny_subcommands=['publish']),
   },
-  sandbox+: { network: 'allow', write+: ['~/.cache'] },
+  // The package managers' caches, not ~/.cache as a whole (rein's compile
+  // cache is there, pre-commit's hook environments too).
+  sandbox+: { network: 'allow', write+: ['~/.cache/pip', '~/.cache/uv', '~/.cache/pypoetry'] },
   rules+: [
     rein.rule('python-m-allowed-modules', 'deny', 'python -m runs only ' + std.join(', ', modules) + ' here',
               each='cmd.name matches "^python[0-9.]*$" && hasFlag(cmd, "-m") && (len(cmd.positionals) == 0 || !(cmd.positionals[0] in ' + rein.exprList(modules) + '))'),

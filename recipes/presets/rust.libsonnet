@@ -36,7 +36,11 @@ local s = rein.sub;
     rustc: p('The Rust compiler'),
     rustfmt: p('Format Rust files (--check to only check)'),
   },
-  sandbox+: { network: 'allow', write+: ['~/.cargo', '~/.rustup', '$CARGO_HOME'] },
+  // Where cargo downloads crates, and its lock files; not ~/.cargo/bin (on
+  // PATH), ~/.cargo/env (sourced by shells), cargo's config or the
+  // toolchains in ~/.rustup, which run later, outside rein.
+  sandbox+: { network: 'allow', write+: ['~/.cargo/registry', '~/.cargo/git', '~/.cargo/.package-cache', '~/.cargo/.package-cache-mutate',
+                                         '$CARGO_HOME/registry', '$CARGO_HOME/git', '$CARGO_HOME/.package-cache', '$CARGO_HOME/.package-cache-mutate'] },
   rules+: [
     rein.rule('cargo-fmt-writes', 'ask', 'cargo fmt without --check rewrites files', each='cmd.name == "cargo" && cmd.sub == "fmt" && !hasFlag(cmd, "--check")'),
   ],
