@@ -3,6 +3,7 @@ package recipe
 import (
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 )
 
@@ -43,8 +44,12 @@ func (r *Recipe) protectOwn(deps map[string]string) {
 		}
 	}
 	for p := range deps {
+		if abs, err := filepath.Abs(p); err == nil {
+			r.Imports = append(r.Imports, abs)
+		}
 		add(p)
 	}
+	sort.Strings(r.Imports)
 	for _, d := range OwnFolders() {
 		add(d)
 		r.Paths.Protect = append(r.Paths.Protect, globLiteral(filepath.ToSlash(d))+"/**")

@@ -37,6 +37,8 @@ type Recipe struct {
 	// Sources are the recipe files merged into this one, lowest precedence
 	// first ("builtin:NAME" for embedded presets).
 	Sources []string `json:"sources"`
+	// Imports are the files the sources import (not the embedded library).
+	Imports []string `json:"imports,omitempty"`
 	// Verified: Options.Verify passed on this recipe (not part of it).
 	Verified bool `json:"-"`
 	// Unavailable lists catalog commands and programs whose executable was

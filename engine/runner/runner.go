@@ -40,6 +40,8 @@ type Runner struct {
 	// shellMemory and runaway bound the shell's own memory (memory.go).
 	shellMemory int64
 	runaway     func(string)
+	// kept are the files no command may change (keep.go).
+	kept keptFiles
 }
 
 // Options configure a Runner.
@@ -163,8 +165,12 @@ func (r *Runner) Interpret(ctx context.Context, text string, opts RunOptions) *R
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	mem := r.watchMemory(cancel)
+	kept := r.keep()
 	err = shell.Run(ctx, file)
 	outgrown := mem.stop()
+	if note := r.restore(kept); note != "" {
+		fmt.Fprint(stream{out, true}, note)
+	}
 	res := &Result{DurationMS: time.Since(start).Milliseconds()}
 	out.fill(res)
 	var status interp.ExitStatus
@@ -315,9 +321,13 @@ func (r *Runner) RunArgv(ctx context.Context, argv []string, opts RunOptions) *R
 		rw = &redactingWriter{w: stdout}
 		stdout = rw
 	}
+	kept := r.keep()
 	po, err := r.process(path, argv, envList, dir, stdin, stdout, stream{out, true}).run(ctx)
 	if rw != nil {
 		finishRedacting(rw, stream{out, true})
+	}
+	if note := r.restore(kept); note != "" {
+		fmt.Fprint(stream{out, true}, note)
 	}
 	res := &Result{ExitCode: po.code, DurationMS: time.Since(start).Milliseconds()}
 	if err != nil {

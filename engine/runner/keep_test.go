@@ -1,0 +1,97 @@
+package runner_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/reinsh/rein/engine/runner"
+)
+
+// A command that changes rein's recipe, the repository's hooks, or its
+// config so that git runs a program finds them put back when it ends, and
+// the run says so; a workspace is writable as a whole, and macOS has no
+// sandbox, so this holds wherever rein runs.
+func TestRunPutsBackWhatDecidesLaterRuns(t *testing.T) {
+	needGit(t)
+	r, dir := newRunner(t, `{ commands: [{ command: './change.sh' }] }`, nil)
+	git := func(args ...string) string {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		out, _ := cmd.Output()
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q")
+	hooks := filepath.Join(dir, ".git", "hooks")
+	os.MkdirAll(hooks, 0o755)
+	os.WriteFile(filepath.Join(hooks, "pre-push"), []byte("#!/bin/sh\nexit 0\n"), 0o755)
+	recipeText, _ := os.ReadFile(filepath.Join(dir, "rein.jsonnet"))
+	run := func(script string) *runner.Result {
+		t.Helper()
+		os.WriteFile(filepath.Join(dir, "change.sh"), []byte("#!/bin/sh\n"+script), 0o755)
+		return r.Run(context.Background(), "./change.sh", runner.RunOptions{})
+	}
+
+	res := run(`echo '{ allow: ["*"] }' > rein.jsonnet
+printf '#!/bin/sh\nid\n' > .git/hooks/pre-commit
+echo id >> .git/hooks/pre-push
+git config core.fsmonitor id
+`)
+	if b, _ := os.ReadFile(filepath.Join(dir, "rein.jsonnet")); string(b) != string(recipeText) {
+		t.Errorf("recipe now %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "rein.jsonnet.rejected")); !strings.Contains(string(b), `allow: ["*"]`) {
+		t.Errorf("the changed recipe was not kept aside: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(hooks, "pre-commit")); err == nil {
+		t.Error("the new hook is still there")
+	}
+	if b, _ := os.ReadFile(filepath.Join(hooks, "pre-push")); string(b) != "#!/bin/sh\nexit 0\n" {
+		t.Errorf("pre-push hook now %q", b)
+	}
+	if v := git("config", "core.fsmonitor"); v != "" {
+		t.Errorf("core.fsmonitor = %q", v)
+	}
+	for _, want := range []string{"rein.jsonnet (a recipe", "pre-commit (a new git hook", "pre-push (a git hook", ".git/config (it now makes git run core.fsmonitor)"} {
+		if !strings.Contains(res.Stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, res.Stderr)
+		}
+	}
+
+	// A config change that runs nothing stays.
+	res = run("git config user.email dev@example.com\n")
+	if git("config", "user.email") != "dev@example.com" || strings.Contains(res.Stderr, "put it back") {
+		t.Errorf("user.email: %q, stderr %q", git("config", "user.email"), res.Stderr)
+	}
+
+	// Other hooks in place of the folder: the folder is made again.
+	res = run("mkdir -p mine && printf '#!/bin/sh\\nid\\n' > mine/post-checkout\nmv .git/hooks .git/old && ln -s ../mine .git/hooks\n")
+	if st, err := os.Lstat(hooks); err != nil || !st.IsDir() {
+		t.Errorf("hooks folder: %v %v", st, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(hooks, "pre-push")); string(b) != "#!/bin/sh\nexit 0\n" || !strings.Contains(res.Stderr, "git's hooks folder") {
+		t.Errorf("pre-push %q, stderr %q", b, res.Stderr)
+	}
+}
+
+// Putting back never writes or removes through a folder the command
+// replaced with a link: rein itself runs unconfined.
+func TestPuttingBackFollowsNoLinks(t *testing.T) {
+	needGit(t)
+	elsewhere := t.TempDir() // another repository's git folder, say
+	os.MkdirAll(filepath.Join(elsewhere, "hooks"), 0o755)
+	os.WriteFile(filepath.Join(elsewhere, "hooks", "post-merge"), []byte("keep me\n"), 0o644)
+	r, dir := newRunner(t, `{ commands: [{ command: './swap.sh' }] }`, nil)
+	exec.Command("git", "-C", dir, "init", "-q").Run()
+	os.WriteFile(filepath.Join(dir, "swap.sh"), []byte("#!/bin/sh\nmv .git .git-old && ln -s "+elsewhere+" .git\n"), 0o755)
+	res := r.Run(context.Background(), "./swap.sh", runner.RunOptions{})
+	if b, err := os.ReadFile(filepath.Join(elsewhere, "hooks", "post-merge")); err != nil || string(b) != "keep me\n" {
+		t.Errorf("a file behind the link was touched: %q %v (stderr %q)", b, err, res.Stderr)
+	}
+	if !strings.Contains(res.Stderr, "rein could not put it back: its folder is no longer") {
+		t.Errorf("stderr %q", res.Stderr)
+	}
+}
