@@ -71,7 +71,8 @@ func TestRecipeFilesAreProtected(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", config)
 	t.Setenv("REIN_CACHE_DIR", cache)
 	repo := t.TempDir()
-	write(t, filepath.Join(repo, "rein.jsonnet"), `(import 'policy/shared.libsonnet') + { allow+: ['ls'] }`)
+	write(t, filepath.Join(repo, "rein.jsonnet"), `(import 'policy/shared.libsonnet') + { allow+: ['ls', './bin/check *', './gen/*.sh'],
+  commands: [{ command: './scripts/lint.sh <file>' }], programs: { 'tools/fmt': {} } }`)
 	write(t, filepath.Join(repo, "policy", "shared.libsonnet"), `{ allow: ['cat *'] }`)
 	r, err := Load(Options{Dir: repo, UserFile: "-", LookPath: noLook})
 	if err != nil {
@@ -80,10 +81,14 @@ func TestRecipeFilesAreProtected(t *testing.T) {
 	protected := strings.Join(r.Paths.Protect, "\n")
 	for _, want := range []string{"**/rein.jsonnet", "**/.git/hooks/**",
 		filepath.ToSlash(filepath.Join(repo, "rein.jsonnet")), filepath.ToSlash(filepath.Join(repo, "policy", "shared.libsonnet")),
-		filepath.ToSlash(filepath.Join(config, "rein")) + "/**", filepath.ToSlash(cache) + "/**"} {
+		filepath.ToSlash(filepath.Join(config, "rein")) + "/**", filepath.ToSlash(cache) + "/**",
+		filepath.ToSlash(filepath.Join(repo, "scripts", "lint.sh")), filepath.ToSlash(filepath.Join(repo, "tools", "fmt")), filepath.ToSlash(filepath.Join(repo, "bin", "check"))} {
 		if !strings.Contains(protected, want) {
 			t.Errorf("paths.protect lacks %s:\n%s", want, protected)
 		}
+	}
+	if len(r.Scripts) != 3 || len(r.Imports) != 1 {
+		t.Errorf("scripts %v (a glob names none), imports %v (the sources are not imports)", r.Scripts, r.Imports)
 	}
 	// From the cache, the same.
 	again, err := Load(Options{Dir: repo, UserFile: "-", LookPath: noLook})

@@ -3,6 +3,7 @@ package recipe
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -31,7 +32,9 @@ func OwnFolders() []string {
 }
 
 // protectOwn adds to the protected paths the files this recipe was compiled
-// from (its sources and everything they import) and rein's own folders.
+// from (its sources and everything they import), the scripts it allows by
+// their path (a model that rewrote one would run anything as it) and rein's
+// own folders.
 func (r *Recipe) protectOwn(deps map[string]string) {
 	add := func(p string) {
 		if abs, err := filepath.Abs(p); err == nil {
@@ -44,17 +47,55 @@ func (r *Recipe) protectOwn(deps map[string]string) {
 		}
 	}
 	for p := range deps {
-		if abs, err := filepath.Abs(p); err == nil {
+		if abs, err := filepath.Abs(p); err == nil && !slices.Contains(r.Sources, abs) {
 			r.Imports = append(r.Imports, abs)
 		}
 		add(p)
 	}
 	sort.Strings(r.Imports)
+	r.Scripts = r.scripts()
+	for _, s := range r.Scripts {
+		add(s)
+	}
 	for _, d := range OwnFolders() {
 		add(d)
 		r.Paths.Protect = append(r.Paths.Protect, globLiteral(filepath.ToSlash(d))+"/**")
 	}
 	r.Paths.Protect = dedupe(r.Paths.Protect)
+}
+
+// scripts are the programs named by a path in the catalog, the programs
+// and the allow and ask globs, as absolute paths.
+func (r *Recipe) scripts() []string {
+	var names []string
+	for _, c := range r.Commands {
+		names = append(names, firstWord(c.Command))
+	}
+	for name := range r.Programs {
+		names = append(names, name)
+	}
+	for _, g := range append(append([]string(nil), r.Allow...), r.Ask...) {
+		if w := firstWord(g); !strings.ContainsAny(w, "*?[") {
+			names = append(names, w)
+		}
+	}
+	var out []string
+	for _, n := range names {
+		if !strings.ContainsAny(n, `/\`) {
+			continue
+		}
+		if !filepath.IsAbs(n) {
+			n = filepath.Join(r.Workspace, n)
+		}
+		out = append(out, filepath.Clean(n))
+	}
+	sort.Strings(out)
+	return dedupe(out)
+}
+
+func firstWord(s string) string {
+	w, _, _ := strings.Cut(strings.TrimSpace(s), " ")
+	return w
 }
 
 // globLiteral escapes the characters a paths glob gives a meaning to.

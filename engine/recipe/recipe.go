@@ -39,6 +39,9 @@ type Recipe struct {
 	Sources []string `json:"sources"`
 	// Imports are the files the sources import (not the embedded library).
 	Imports []string `json:"imports,omitempty"`
+	// Scripts are the programs the recipe allows by their path
+	// (./scripts/lint.sh): allowing one trusts what it says now.
+	Scripts []string `json:"scripts,omitempty"`
 	// Verified: Options.Verify passed on this recipe (not part of it).
 	Verified bool `json:"-"`
 	// Unavailable lists catalog commands and programs whose executable was

