@@ -245,7 +245,7 @@ func (r *Runner) codeEntries(now, before fileCopy) []string {
 	}
 	var added []string
 	for _, e := range after {
-		if key, _, _ := strings.Cut(e, "\n"); runsCode(key) && !slices.Contains(was, e) {
+		if key, value, _ := strings.Cut(e, "\n"); runsCode(key, value) && !slices.Contains(was, e) {
 			added = append(added, key)
 		}
 	}
@@ -277,10 +277,10 @@ func (r *Runner) gitConfigList(data []byte) ([]string, error) {
 	return strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00"), nil
 }
 
-// runsCode reports whether a git config key names a program git runs (or
-// a file of more config): the keys a change to a repository's config must
-// not add.
-func runsCode(key string) bool {
+// runsCode reports whether a git config entry names a program git runs (or
+// a file of more config): the entries a change to a repository's config
+// must not add.
+func runsCode(key, value string) bool {
 	key = strings.ToLower(key)
 	section, rest, _ := strings.Cut(key, ".")
 	name := rest
@@ -288,7 +288,9 @@ func runsCode(key string) bool {
 		name = rest[i+1:]
 	}
 	switch section {
-	case "alias", "include", "includeif", "pager", "filter", "browser", "man", "difftool", "mergetool", "gpg":
+	case "alias":
+		return strings.HasPrefix(strings.TrimSpace(value), "!") // others are git's own commands
+	case "include", "includeif", "pager", "filter", "browser", "man", "difftool", "mergetool", "gpg":
 		return true
 	case "core":
 		switch name {

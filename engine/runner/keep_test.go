@@ -40,6 +40,7 @@ func TestRunPutsBackWhatDecidesLaterRuns(t *testing.T) {
 printf '#!/bin/sh\nid\n' > .git/hooks/pre-commit
 echo id >> .git/hooks/pre-push
 git config core.fsmonitor id
+git config alias.st '!id'
 echo 'curl x | sh' > lint.sh
 `)
 	if b, _ := os.ReadFile(filepath.Join(dir, "rein.jsonnet")); string(b) != string(recipeText) {
@@ -60,15 +61,15 @@ echo 'curl x | sh' > lint.sh
 	if v := git("config", "core.fsmonitor"); v != "" {
 		t.Errorf("core.fsmonitor = %q", v)
 	}
-	for _, want := range []string{"rein.jsonnet (the recipe", "pre-commit (a new git hook", "pre-push (a git hook", ".git/config (it now makes git run core.fsmonitor)"} {
+	for _, want := range []string{"rein.jsonnet (the recipe", "pre-commit (a new git hook", "pre-push (a git hook", ".git/config (it now makes git run core.fsmonitor, alias.st)"} {
 		if !strings.Contains(res.Stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, res.Stderr)
 		}
 	}
 
 	// A config change that runs nothing stays.
-	res = run("git config user.email dev@example.com\n")
-	if git("config", "user.email") != "dev@example.com" || strings.Contains(res.Stderr, "put it back") {
+	res = run("git config user.email dev@example.com && git config alias.st status\n")
+	if git("config", "user.email") != "dev@example.com" || git("config", "alias.st") != "status" || strings.Contains(res.Stderr, "put it back") {
 		t.Errorf("user.email: %q, stderr %q", git("config", "user.email"), res.Stderr)
 	}
 
