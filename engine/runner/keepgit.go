@@ -1,0 +1,143 @@
+package runner
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// gitDir is the folder of the repository holding dir: its .git folder, or
+// the one a .git file names.
+func gitDir(dir string) string {
+	top := workingTree(dir)
+	if top == "" {
+		return ""
+	}
+	dotgit := filepath.Join(top, ".git")
+	st, err := os.Stat(dotgit)
+	if err != nil {
+		return ""
+	}
+	if st.IsDir() {
+		return dotgit
+	}
+	b, err := os.ReadFile(dotgit)
+	if err != nil {
+		return ""
+	}
+	target, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
+	if !ok {
+		return ""
+	}
+	target = strings.TrimSpace(target)
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(top, target)
+	}
+	return filepath.Clean(target)
+}
+
+// codeEntries are the entries of a git config, now, that name a program to
+// run and were not in it before. git itself reads both files (so nothing
+// it would read is missed); without git, any change counts.
+func (r *Runner) codeEntries(now, before fileCopy) []string {
+	if !now.exists {
+		return nil
+	}
+	after, err := r.gitConfigList(now.data)
+	if err != nil {
+		return []string{"commands rein cannot check (" + err.Error() + ")"}
+	}
+	var was []string
+	if before.exists {
+		if was, err = r.gitConfigList(before.data); err != nil {
+			was = nil
+		}
+	}
+	var added []string
+	for _, e := range after {
+		if key, value, _ := strings.Cut(e, "\n"); runsCode(key, value) && !slices.Contains(was, e) {
+			added = append(added, key)
+		}
+	}
+	return added
+}
+
+// gitConfigList lists a config's entries ("key\nvalue") as git reads them,
+// without following includes (include.path is itself an entry that counts).
+func (r *Runner) gitConfigList(data []byte) ([]string, error) {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp("", "rein-gitconfig-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(f.Name())
+	_, werr := f.Write(data)
+	if cerr := f.Close(); werr != nil || cerr != nil {
+		return nil, fmt.Errorf("cannot copy the config: %v %v", werr, cerr)
+	}
+	cmd := exec.Command(git, "config", "--no-includes", "--file", f.Name(), "--list", "-z")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1", "HOME=" + os.TempDir()}
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git cannot read it: %v", err)
+	}
+	return strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00"), nil
+}
+
+// runsCode reports whether a git config entry names a program git runs (or
+// a file of more config): the entries a change to a repository's config
+// must not add.
+func runsCode(key, value string) bool {
+	key = strings.ToLower(key)
+	section, rest, _ := strings.Cut(key, ".")
+	name := rest
+	if i := strings.LastIndexByte(rest, '.'); i >= 0 {
+		name = rest[i+1:]
+	}
+	switch section {
+	case "alias":
+		return strings.HasPrefix(strings.TrimSpace(value), "!") // others are git's own commands
+	case "include", "includeif", "pager", "filter", "browser", "man", "difftool", "mergetool", "gpg":
+		return true
+	case "core":
+		switch name {
+		case "fsmonitor", "pager", "editor", "sshcommand", "hookspath", "askpass", "gitproxy", "alternaterefscommand", "worktree":
+			return true
+		}
+	case "diff", "merge":
+		switch name {
+		case "external", "command", "textconv", "driver", "tool":
+			return true
+		}
+	case "credential":
+		return name == "helper"
+	case "remote":
+		switch name {
+		case "uploadpack", "receivepack", "vcs", "proxy":
+			return true
+		}
+	case "submodule":
+		return name == "update"
+	case "sequence":
+		return name == "editor"
+	case "uploadpack":
+		return name == "packobjectshook"
+	case "protocol", "url":
+		return true // ext:: transports run commands
+	case "sendemail":
+		return name == "smtpserver"
+	case "interactive":
+		return name == "difffilter"
+	case "web":
+		return name == "browser"
+	case "extensions":
+		return name == "worktreeconfig" // config.worktree files are read then
+	}
+	return false
+}
