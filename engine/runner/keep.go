@@ -46,11 +46,14 @@ func (k *keptFiles) find(r *Runner) *keptFiles {
 		for _, p := range append(append([]string(nil), r.recipe.Imports...), r.recipe.Scripts...) {
 			k.files = append(k.files, kept{path: p, why: policy})
 		}
-		if dir := gitDir(r.workspace); dir != "" {
-			k.configs = append(k.configs, kept{path: filepath.Join(dir, "config")})
-			k.folders = append(k.folders, kept{path: filepath.Join(dir, "hooks"), why: "git runs its hooks outside rein",
-				skip: func(name string) bool { return strings.HasSuffix(name, ".sample") }})
+		// The workspace's repository, or the one a command may make there.
+		dir := gitDir(r.workspace)
+		if dir == "" {
+			dir = filepath.Join(r.workspace, ".git")
 		}
+		k.configs = append(k.configs, kept{path: filepath.Join(dir, "config")})
+		k.folders = append(k.folders, kept{path: filepath.Join(dir, "hooks"), why: "git runs its hooks outside rein",
+			skip: func(name string) bool { return strings.HasSuffix(name, ".sample") }})
 		if r.sandbox == nil || r.sandbox.Mode == "off" {
 			k.keepStartup()
 		}
@@ -143,7 +146,7 @@ type folderCopy struct {
 
 func folderOf(k kept) folderCopy {
 	f := folderCopy{kept: k, self: copyOf(k.path), entries: map[string]fileCopy{}}
-	f.inside, _ = filepath.EvalSymlinks(k.path)
+	f.inside = realFolder(k.path)
 	f.entries = f.list()
 	return f
 }
@@ -220,9 +223,10 @@ func (r *Runner) restore(kp *keeping) string {
 		}
 	}
 	for _, f := range kp.folders {
-		if now := copyOf(f.path); now.exists && now.mode != f.self.mode {
+		if now := copyOf(f.path); now.exists && now.mode != f.self.mode && (f.self.exists || !now.mode.IsDir()) {
 			// The folder itself was replaced (by a link to other hooks):
-			// remove what is there, make the folder again.
+			// remove what is there, make the folder again. (A folder
+			// made where there was none is looked into below.)
 			undo(f.self, f.why)
 			if f.self.mode.IsDir() && os.Mkdir(f.path, f.self.mode.Perm()) == nil {
 				for _, c := range f.entries {

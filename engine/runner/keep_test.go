@@ -126,3 +126,19 @@ mkdir -p "$HOME/.ssh" && echo 'ssh-ed25519 AAAA evil' >> "$HOME/.ssh/authorized_
 		t.Errorf("stderr %q", res.Stderr)
 	}
 }
+
+// A repository a command makes in the workspace is kept from then on: git
+// init's own files stay, a hook written with them does not.
+func TestRunKeepsARepositoryItMakes(t *testing.T) {
+	needGit(t)
+	r, dir := newRunner(t, `{ commands: [{ command: './init.sh' }] }`, nil)
+	os.WriteFile(filepath.Join(dir, "init.sh"), []byte("#!/bin/sh\ngit init -q && printf '#!/bin/sh\\nid\\n' > .git/hooks/post-checkout\n"), 0o755)
+	res := r.Run(context.Background(), "./init.sh", runner.RunOptions{})
+	hooks := filepath.Join(dir, ".git", "hooks")
+	if _, err := os.Stat(filepath.Join(hooks, "post-checkout")); err == nil {
+		t.Errorf("the hook stayed (stderr %q)", res.Stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".git", "config")); err != nil || strings.Count(res.Stderr, "rein: ") != 1 {
+		t.Errorf("git init's own files: %v, stderr %q", err, res.Stderr)
+	}
+}
