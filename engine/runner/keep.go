@@ -3,6 +3,7 @@ package runner
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -68,7 +69,15 @@ type fileCopy struct {
 	exists    bool
 	data      []byte // what reading it gives (through a link too)
 	mode      fs.FileMode
+	// unread: not a folder, but not a small file either (a named pipe, a
+	// link to /dev/zero, a file grown huge), so not read: reading could
+	// block rein or fill its memory.
+	unread bool
 }
+
+// keptMax bounds what rein reads of a kept file: recipes, hooks and
+// configs are small.
+const keptMax = 1 << 20
 
 func copyOf(path string) fileCopy {
 	c := fileCopy{path: path, dir: realFolder(filepath.Dir(path))}
@@ -77,14 +86,23 @@ func copyOf(path string) fileCopy {
 		return c
 	}
 	c.exists, c.mode = true, st.Mode()
-	if !st.IsDir() {
-		c.data, _ = os.ReadFile(path)
+	if st.IsDir() {
+		return c
+	}
+	if target, err := os.Stat(path); err != nil || !target.Mode().IsRegular() || target.Size() > keptMax {
+		c.unread = true
+		return c
+	}
+	if f, err := os.Open(path); err == nil {
+		c.data, err = io.ReadAll(io.LimitReader(f, keptMax+1))
+		f.Close()
+		c.unread = err != nil || len(c.data) > keptMax
 	}
 	return c
 }
 
 func (c fileCopy) same(now fileCopy) bool {
-	return c.exists == now.exists && c.mode == now.mode && bytes.Equal(c.data, now.data)
+	return c.exists == now.exists && c.mode == now.mode && !now.unread && bytes.Equal(c.data, now.data)
 }
 
 // putBack makes the file what it was. Only in the folder it was in: a run
@@ -173,11 +191,16 @@ type keeping struct {
 func (r *Runner) keep() *keeping {
 	k := r.kept.find(r)
 	kp := &keeping{}
+	// A file rein could not read before the run cannot be put back.
 	for _, f := range k.files {
-		kp.files, kp.whyFiles = append(kp.files, copyOf(f.path)), append(kp.whyFiles, f.why)
+		if c := copyOf(f.path); !c.unread {
+			kp.files, kp.whyFiles = append(kp.files, c), append(kp.whyFiles, f.why)
+		}
 	}
-	for _, c := range k.configs {
-		kp.configs = append(kp.configs, copyOf(c.path))
+	for _, f := range k.configs {
+		if c := copyOf(f.path); !c.unread {
+			kp.configs = append(kp.configs, c)
+		}
 	}
 	for _, f := range k.folders {
 		kp.folders = append(kp.folders, folderOf(f))
@@ -237,7 +260,7 @@ func (r *Runner) restore(kp *keeping) string {
 		}
 		now := f.list()
 		for name, c := range f.entries {
-			if !c.same(now[name]) {
+			if !c.unread && !c.same(now[name]) {
 				undo(c, f.why)
 			}
 		}

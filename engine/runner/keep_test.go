@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reinsh/rein/engine/runner"
 )
@@ -140,5 +141,29 @@ func TestRunKeepsARepositoryItMakes(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".git", "config")); err != nil || strings.Count(res.Stderr, "rein: ") != 1 {
 		t.Errorf("git init's own files: %v, stderr %q", err, res.Stderr)
+	}
+}
+
+// What a command leaves in a kept place may be a named pipe or a link to
+// an endless device: rein reads none of it (it would hang or fill its
+// memory) and puts the file back all the same.
+func TestKeepingReadsNoPipeOrDevice(t *testing.T) {
+	needGit(t)
+	r, dir := newRunner(t, `{ commands: [{ command: './swap.sh' }] }`, nil)
+	exec.Command("git", "-C", dir, "init", "-q").Run()
+	config, _ := os.ReadFile(filepath.Join(dir, ".git", "config"))
+	os.WriteFile(filepath.Join(dir, "swap.sh"), []byte("#!/bin/sh\nrm .git/config && mkfifo .git/config && ln -s /dev/zero .git/hooks/pre-commit\n"), 0o755)
+	done := make(chan *runner.Result, 1)
+	go func() { done <- r.Run(context.Background(), "./swap.sh", runner.RunOptions{}) }()
+	select {
+	case res := <-done:
+		if b, err := os.ReadFile(filepath.Join(dir, ".git", "config")); err != nil || string(b) != string(config) {
+			t.Errorf("config: %q %v (stderr %q)", b, err, res.Stderr)
+		}
+		if _, err := os.Lstat(filepath.Join(dir, ".git", "hooks", "pre-commit")); err == nil {
+			t.Errorf("the link stayed (stderr %q)", res.Stderr)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("rein hung on what the command left")
 	}
 }

@@ -46,6 +46,9 @@ func (r *Runner) codeEntries(now, before fileCopy) []string {
 	if !now.exists {
 		return nil
 	}
+	if now.unread {
+		return []string{"what it now leads to (not a small file rein can read)"}
+	}
 	after, err := r.gitConfigList(now.data)
 	if err != nil {
 		return []string{"commands rein cannot check (" + err.Error() + ")"}
