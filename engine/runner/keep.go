@@ -27,6 +27,9 @@ type keptFiles struct {
 	files   []kept // kept whole
 	configs []kept // git configs: kept from naming new programs
 	folders []kept // kept from new or changed entries
+	// git reads configs for rein (trustedGit).
+	gitOnce sync.Once
+	git     string
 }
 
 // kept is one kept place and why it is kept; skip leaves entries of a

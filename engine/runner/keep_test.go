@@ -167,3 +167,24 @@ func TestKeepingReadsNoPipeOrDevice(t *testing.T) {
 		t.Fatal("rein hung on what the command left")
 	}
 }
+
+// rein reads a changed config with git, unconfined: never with a git a
+// command could have put on PATH (a workspace folder there, as direnv's
+// PATH_add makes).
+func TestKeepingRunsNoGitFromTheWorkspace(t *testing.T) {
+	needGit(t)
+	r, dir := newRunner(t, `{ commands: [{ command: './change.sh' }] }`, nil)
+	exec.Command("git", "-C", dir, "init", "-q").Run()
+	mark := filepath.Join(t.TempDir(), "ran")
+	os.MkdirAll(filepath.Join(dir, "bin"), 0o755)
+	os.WriteFile(filepath.Join(dir, "bin", "git"), []byte("#!/bin/sh\ntouch "+mark+"\n"), 0o755)
+	t.Setenv("PATH", filepath.Join(dir, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
+	os.WriteFile(filepath.Join(dir, "change.sh"), []byte("#!/bin/sh\nprintf '[core]\\n\\tfsmonitor = id\\n' >> .git/config\n"), 0o755)
+	res := r.Run(context.Background(), "./change.sh", runner.RunOptions{})
+	if _, err := os.Stat(mark); err == nil {
+		t.Error("rein ran the workspace's git")
+	}
+	if !strings.Contains(res.Stderr, "it now makes git run core.fsmonitor") {
+		t.Errorf("stderr %q", res.Stderr)
+	}
+}

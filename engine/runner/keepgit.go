@@ -1,12 +1,16 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/reinsh/rein/engine/policy"
 )
 
 // gitDir is the folder of the repository holding dir: its .git folder, or
@@ -71,9 +75,9 @@ func (r *Runner) codeEntries(now, before fileCopy) []string {
 // gitConfigList lists a config's entries ("key\nvalue") as git reads them,
 // without following includes (include.path is itself an entry that counts).
 func (r *Runner) gitConfigList(data []byte) ([]string, error) {
-	git, err := exec.LookPath("git")
-	if err != nil {
-		return nil, err
+	git := r.trustedGit()
+	if git == "" {
+		return nil, errors.New("no git outside the folders commands may write")
 	}
 	f, err := os.CreateTemp("", "rein-gitconfig-*")
 	if err != nil {
@@ -85,12 +89,39 @@ func (r *Runner) gitConfigList(data []byte) ([]string, error) {
 		return nil, fmt.Errorf("cannot copy the config: %v %v", werr, cerr)
 	}
 	cmd := exec.Command(git, "config", "--no-includes", "--file", f.Name(), "--list", "-z")
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1", "HOME=" + os.TempDir()}
+	cmd.Dir = os.TempDir()
+	cmd.Env = []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=" + os.DevNull, "HOME=" + os.TempDir()}
 	out, err := cmd.Output()
 	if err != nil {
 		return nil, fmt.Errorf("git cannot read it: %v", err)
 	}
 	return strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00"), nil
+}
+
+// trustedGit is the git on rein's PATH that no command could have put
+// there: rein runs it unconfined, so a folder inside the workspace or a
+// sandbox grant (a PATH entry direnv added, say) does not count.
+func (r *Runner) trustedGit() string {
+	r.kept.gitOnce.Do(func() {
+		writable := []string{r.workspace}
+		if r.sandbox != nil {
+			writable = append(append(writable, r.sandbox.Write...), r.sandbox.TempDir)
+		}
+		for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+			if !filepath.IsAbs(dir) || slices.ContainsFunc(writable, func(w string) bool { return w != "" && policy.Inside(dir, w) }) {
+				continue
+			}
+			name := "git"
+			if runtime.GOOS == "windows" {
+				name = "git.exe"
+			}
+			if p, err := exec.LookPath(filepath.Join(dir, name)); err == nil {
+				r.kept.git = p
+				return
+			}
+		}
+	})
+	return r.kept.git
 }
 
 // runsCode reports whether a git config entry names a program git runs (or
