@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/reinsh/rein/engine/runner"
 	"github.com/reinsh/rein/engine/sandbox"
 )
 
@@ -23,7 +24,7 @@ func (c *doctorCmd) Run(g *Globals, e *env) error {
 	}
 	cfg, warning, cfgErr := sandbox.FromRecipeWith(r, st)
 	if c.JSON {
-		report := map[string]any{"kernel": st, "recipe_sandbox": r.Sandbox, "enforced": cfg}
+		report := map[string]any{"kernel": st, "recipe_sandbox": r.Sandbox, "enforced": cfg, "kept": runner.Kept(r, cfg)}
 		if cfgErr != nil {
 			report["error"] = cfgErr.Error()
 		}
@@ -59,6 +60,10 @@ func (c *doctorCmd) Run(g *Globals, e *env) error {
 		if len(cfg.Write) > 0 {
 			fmt.Fprintf(e.stdout, "also writable: %v\n", cfg.Write)
 		}
+	}
+	fmt.Fprintln(e.stdout, "kept:        put back after each command that changes them (see README, The kernel sandbox):")
+	for _, p := range runner.Kept(r, cfg) {
+		fmt.Fprintln(e.stdout, "             "+p)
 	}
 	if warning != "" {
 		fmt.Fprintln(e.stdout, warning)

@@ -75,8 +75,16 @@ func TestSandboxAppliesEverywhere(t *testing.T) {
 }
 
 func TestDoctor(t *testing.T) {
-	out, _, code := rein(t, t.TempDir(), "", "doctor")
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(`{}`), 0o644)
+	out, _, code := rein(t, dir, "", "doctor")
 	if code != exitOK || !strings.Contains(out, "landlock:") || !strings.Contains(out, "enforced:") {
 		t.Errorf("doctor: %d\n%s", code, out)
+	}
+	// It lists what every run puts back.
+	for _, want := range []string{"kept:", filepath.Join(dir, "rein.jsonnet"), filepath.Join(dir, ".git", "hooks")} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor lacks %q:\n%s", want, out)
+		}
 	}
 }

@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/reinsh/rein/engine/recipe"
+	"github.com/reinsh/rein/engine/sandbox"
 )
 
 // What a command may not change, even where the sandbox lets it write (a
@@ -40,29 +43,45 @@ type kept struct {
 }
 
 func (k *keptFiles) find(r *Runner) *keptFiles {
-	k.once.Do(func() {
-		policy := "the recipe or a script it allows: they decide what the next run may do"
-		for _, s := range r.recipe.Sources {
-			if !strings.HasPrefix(s, "builtin:") {
-				k.files = append(k.files, kept{path: s, why: policy})
-			}
-		}
-		for _, p := range append(append([]string(nil), r.recipe.Imports...), r.recipe.Scripts...) {
-			k.files = append(k.files, kept{path: p, why: policy})
-		}
-		// The workspace's repository, or the one a command may make there.
-		dir := gitDir(r.workspace)
-		if dir == "" {
-			dir = filepath.Join(r.workspace, ".git")
-		}
-		k.configs = append(k.configs, kept{path: filepath.Join(dir, "config")})
-		k.folders = append(k.folders, kept{path: filepath.Join(dir, "hooks"), why: "git runs its hooks outside rein",
-			skip: func(name string) bool { return strings.HasSuffix(name, ".sample") }})
-		if r.sandbox == nil || r.sandbox.Mode == "off" {
-			k.keepStartup()
-		}
-	})
+	k.once.Do(func() { k.collect(r.recipe, r.workspace, r.sandbox) })
 	return k
+}
+
+func (k *keptFiles) collect(rec *recipe.Recipe, workspace string, box *sandbox.Config) {
+	policy := "the recipe or a script it allows: they decide what the next run may do"
+	for _, s := range rec.Sources {
+		if !strings.HasPrefix(s, "builtin:") {
+			k.files = append(k.files, kept{path: s, why: policy})
+		}
+	}
+	for _, p := range append(append([]string(nil), rec.Imports...), rec.Scripts...) {
+		k.files = append(k.files, kept{path: p, why: policy})
+	}
+	// The workspace's repository, or the one a command may make there.
+	dir := gitDir(workspace)
+	if dir == "" {
+		dir = filepath.Join(workspace, ".git")
+	}
+	k.configs = append(k.configs, kept{path: filepath.Join(dir, "config")})
+	k.folders = append(k.folders, kept{path: filepath.Join(dir, "hooks"), why: "git runs its hooks outside rein",
+		skip: func(name string) bool { return strings.HasSuffix(name, ".sample") }})
+	if box == nil || box.Mode == "off" {
+		k.keepStartup()
+	}
+}
+
+// Kept lists the places a run under this recipe and sandbox puts back when
+// a command changed them (for rein doctor).
+func Kept(rec *recipe.Recipe, box *sandbox.Config) []string {
+	var k keptFiles
+	k.collect(rec, rec.Workspace, box)
+	var out []string
+	for _, list := range [][]kept{k.files, k.configs, k.folders} {
+		for _, p := range list {
+			out = append(out, p.path)
+		}
+	}
+	return out
 }
 
 // fileCopy is a file as a run found it (absent: exists is false), with
