@@ -150,6 +150,7 @@ func New(r *recipe.Recipe, opts Options) (*Policy, error) {
 		p.protect = p.protect.folded()
 	}
 	p.secret.win = runtime.GOOS == "windows"
+	p.protect.win = p.secret.win
 	p.cwdClear = p.secret.clearBelow(p.cwd)
 	for _, g := range p.secret.names {
 		p.secretNames = append(p.secretNames, g.base)
