@@ -56,7 +56,9 @@ func TestShellMemoryIsBounded(t *testing.T) {
 func TestRunawayStatementReported(t *testing.T) {
 	needUnix(t)
 	r, runaway := memoryRunner(t, 1<<20)
-	res := r.Run(context.Background(), "x=$(printf %4096s); x=${x//?/$x}; sleep 5", runner.RunOptions{})
+	// x squared is 64 MiB: long enough to build that the watch sees it
+	// pass four times the budget while it grows, even on a loaded machine.
+	res := r.Run(context.Background(), "x=$(printf %8192s); x=${x//?/$x}; sleep 5", runner.RunOptions{})
 	if res.Stopped != "memory" {
 		t.Errorf("result %+v", res)
 	}
