@@ -123,8 +123,8 @@ func (p *Policy) redirect(r shellparse.Redirect, cwd string) (Result, bool) {
 		return Result{Deny, "paths.deny", fmt.Sprintf("redirect %s %s, which matches the secret path %s", verb, r.Target, pat)}, true
 	}
 	if r.Write {
-		if pat, ok := p.protect.match(abs); ok {
-			return Result{Deny, "paths.protect", fmt.Sprintf("redirect writes %s, which matches the protected path %s%s", r.Target, pat, protectedWhy)}, true
+		if res, ok := p.protected(abs, "redirect writes "+r.Target+", which"); ok {
+			return res, true
 		}
 	}
 	if mode == "workspace" {
@@ -151,8 +151,15 @@ func (p *Policy) redirect(r shellparse.Redirect, cwd string) (Result, bool) {
 	return Result{v, rule, reason}, true
 }
 
-// protectedWhy ends a refusal to write a protected path.
-const protectedWhy = "; rein reads it, never writes it: what is there decides what runs later, outside this command (git's hooks and configs, rein's own recipes and cache)"
+// protected refuses a write to a protected path; what says what is written.
+func (p *Policy) protected(abs, what string) (Result, bool) {
+	pat, ok := p.protect.match(abs)
+	if !ok {
+		return Result{}, false
+	}
+	return Result{Deny, "paths.protect", what + " matches the protected path " + pat +
+		"; rein reads it, never writes it: what is there decides what runs later, outside this command (git's hooks and configs, rein's own recipes and cache)"}, true
+}
 
 // CheckOpen decides a file the shell itself opens at run time (a redirect
 // target after expansion), relative to the interpreter's current folder.
@@ -175,8 +182,8 @@ func (p *Policy) CheckPath(abs string, write bool) Result {
 	}
 	set, rule, verb := p.read, "paths.read", "reading"
 	if write {
-		if pat, ok := p.protect.match(abs); ok {
-			return Result{Deny, "paths.protect", fmt.Sprintf("%s matches the protected path %s%s", abs, pat, protectedWhy)}
+		if res, ok := p.protected(abs, abs); ok {
+			return res
 		}
 		set, rule, verb = p.write, "paths.write", "writing"
 	}

@@ -93,9 +93,13 @@ func (r *Recipe) scripts() []string {
 	return dedupe(out)
 }
 
+// firstWord is a command's program, split as the policy splits catalog
+// entries and globs.
 func firstWord(s string) string {
-	w, _, _ := strings.Cut(strings.TrimSpace(s), " ")
-	return w
+	if f := strings.Fields(s); len(f) > 0 {
+		return f[0]
+	}
+	return ""
 }
 
 // globLiteral escapes the characters a paths glob gives a meaning to.

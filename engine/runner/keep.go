@@ -204,9 +204,15 @@ func (f folderCopy) list() map[string]fileCopy {
 
 // keeping is what one run noted before it started.
 type keeping struct {
-	files, configs []fileCopy
-	whyFiles       []string
-	folders        []folderCopy
+	files   []keptCopy
+	configs []fileCopy
+	folders []folderCopy
+}
+
+// keptCopy is a kept file as a run found it, and why it is kept.
+type keptCopy struct {
+	fileCopy
+	why string
 }
 
 // keep notes the kept files before a run.
@@ -216,7 +222,7 @@ func (r *Runner) keep() *keeping {
 	// A file rein could not read before the run cannot be put back.
 	for _, f := range k.files {
 		if c := copyOf(f.path); !c.unread {
-			kp.files, kp.whyFiles = append(kp.files, c), append(kp.whyFiles, f.why)
+			kp.files = append(kp.files, keptCopy{c, f.why})
 		}
 	}
 	for _, f := range k.configs {
@@ -255,9 +261,9 @@ func (r *Runner) restore(kp *keeping) string {
 		}
 		notes = append(notes, note)
 	}
-	for i, c := range kp.files {
+	for _, c := range kp.files {
 		if !c.same(copyOf(c.path)) {
-			undo(c, kp.whyFiles[i])
+			undo(c.fileCopy, c.why)
 		}
 	}
 	for _, c := range kp.configs {

@@ -188,3 +188,21 @@ func TestKeepingRunsNoGitFromTheWorkspace(t *testing.T) {
 		t.Errorf("stderr %q", res.Stderr)
 	}
 }
+
+// Without a git rein may run, a changed config cannot be read: any change
+// is put back, and the note says why.
+func TestKeepingWithoutGitPutsBackAnyConfigChange(t *testing.T) {
+	needGit(t)
+	r, dir := newRunner(t, `{ commands: [{ command: './change.sh' }] }`, nil)
+	exec.Command("git", "-C", dir, "init", "-q").Run()
+	config, _ := os.ReadFile(filepath.Join(dir, ".git", "config"))
+	os.WriteFile(filepath.Join(dir, "change.sh"), []byte("#!/bin/sh\nprintf '[user]\\n\\temail = dev@example.com\\n' >> .git/config\n"), 0o755)
+	t.Setenv("PATH", t.TempDir()) // rein's own PATH; the command keeps the runner's
+	res := r.Run(context.Background(), "./change.sh", runner.RunOptions{})
+	if b, _ := os.ReadFile(filepath.Join(dir, ".git", "config")); string(b) != string(config) {
+		t.Errorf("config now %q", b)
+	}
+	if !strings.Contains(res.Stderr, "it now makes git run commands rein cannot check (no git outside the folders commands may write)") {
+		t.Errorf("stderr %q", res.Stderr)
+	}
+}

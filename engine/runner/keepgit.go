@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -88,14 +90,20 @@ func (r *Runner) gitConfigList(data []byte) ([]string, error) {
 	if cerr := f.Close(); werr != nil || cerr != nil {
 		return nil, fmt.Errorf("cannot copy the config: %v %v", werr, cerr)
 	}
-	cmd := exec.Command(git, "config", "--no-includes", "--file", f.Name(), "--list", "-z")
-	cmd.Dir = os.TempDir()
-	cmd.Env = []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=" + os.DevNull, "HOME=" + os.TempDir()}
-	out, err := cmd.Output()
+	// Started as every program rein runs is (in the sandbox, if any).
+	argv := []string{"git", "config", "--no-includes", "--file", f.Name(), "--list", "-z"}
+	env := []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=" + os.DevNull, "HOME=" + os.TempDir()}
+	ctx, cancel := context.WithTimeout(context.Background(), gitQueryTimeout)
+	defer cancel()
+	var out, errOut bytes.Buffer
+	po, err := r.process(git, argv, env, os.TempDir(), nil, &out, &errOut).run(ctx)
+	if err == nil && po.code != 0 {
+		err = fmt.Errorf("exit %d: %s", po.code, strings.TrimSpace(errOut.String()))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("git cannot read it: %v", err)
 	}
-	return strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00"), nil
+	return strings.Split(strings.TrimSuffix(out.String(), "\x00"), "\x00"), nil
 }
 
 // trustedGit is the git on rein's PATH that no command could have put

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/engine/recipe"
 )
 
@@ -124,9 +125,8 @@ func (c *Config) keepOwnFoldersOut() (*Config, string, error) {
 
 // holding returns the first of folders that lies in dir (or is it).
 func holding(dir string, folders []string) string {
-	dir = filepath.Clean(dir)
 	for _, f := range folders {
-		if rel, err := filepath.Rel(dir, f); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
+		if policy.Inside(f, dir) {
 			return f
 		}
 	}
