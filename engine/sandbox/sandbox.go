@@ -220,7 +220,7 @@ func hidden(globs []string, workspace string) []string {
 			paths, _ = filepath.Glob(p)
 		}
 		for _, p := range paths {
-			if isInside(p, workspace) || isInside(workspace, p) {
+			if policy.Inside(p, workspace) || policy.Inside(workspace, p) {
 				continue
 			}
 			if _, err := os.Lstat(p); err == nil && !slices.Contains(out, p) {
@@ -229,9 +229,4 @@ func hidden(globs []string, workspace string) []string {
 		}
 	}
 	return out
-}
-
-func isInside(p, dir string) bool {
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
