@@ -24,7 +24,7 @@ func (c *doctorCmd) Run(g *Globals, e *env) error {
 	}
 	cfg, warning, cfgErr := sandbox.FromRecipeWith(r, st)
 	if c.JSON {
-		report := map[string]any{"kernel": st, "recipe_sandbox": r.Sandbox, "enforced": cfg, "kept": runner.Kept(r, cfg)}
+		report := map[string]any{"kernel": st, "recipe_sandbox": r.Sandbox, "enforced": cfg, "kept": runner.Kept(r, cfg), "read_only": runner.ReadOnly(r, cfg)}
 		if cfgErr != nil {
 			report["error"] = cfgErr.Error()
 		}
@@ -38,6 +38,11 @@ func (c *doctorCmd) Run(g *Globals, e *env) error {
 		fmt.Fprintf(e.stdout, "landlock:    ABI %d (filesystem: yes, network: %s)\n", st.LandlockABI, yesNo(st.Network))
 	} else {
 		fmt.Fprintf(e.stdout, "landlock:    not available — %s\n", st.Why)
+	}
+	if st.Namespaces {
+		fmt.Fprintln(e.stdout, "namespaces:  yes (the recipe and .git/hooks read-only inside the workspace; a network namespace when the network is denied)")
+	} else if st.OS == "linux" {
+		fmt.Fprintf(e.stdout, "namespaces:  no — %s; rein puts back what a command changes instead\n", st.NamespacesWhy)
 	}
 	limits := "rlimits (CPU time, file size, address space)"
 	if !st.Rlimits {
@@ -59,6 +64,12 @@ func (c *doctorCmd) Run(g *Globals, e *env) error {
 		fmt.Fprintf(e.stdout, "enforced:    %s\n", cfg.Describe())
 		if len(cfg.Write) > 0 {
 			fmt.Fprintf(e.stdout, "also writable: %v\n", cfg.Write)
+		}
+	}
+	if ro := runner.ReadOnly(r, cfg); len(ro) > 0 {
+		fmt.Fprintln(e.stdout, "read-only:   to commands, though inside the workspace (a mount of their own):")
+		for _, p := range ro {
+			fmt.Fprintln(e.stdout, "             "+p)
 		}
 	}
 	fmt.Fprintln(e.stdout, "kept:        put back after each command that changes them (see README, The kernel sandbox):")

@@ -81,8 +81,13 @@ func TestDoctor(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "landlock:") || !strings.Contains(out, "enforced:") {
 		t.Errorf("doctor: %d\n%s", code, out)
 	}
-	// It lists what every run puts back.
-	for _, want := range []string{"kept:", filepath.Join(dir, "rein.jsonnet"), filepath.Join(dir, ".git", "hooks")} {
+	// It lists what every run puts back, and what commands cannot change
+	// where the sandbox has namespaces.
+	wants := []string{"kept:", filepath.Join(dir, "rein.jsonnet"), filepath.Join(dir, ".git", "hooks")}
+	if st := sandbox.Probe(); st.Available() && st.Namespaces {
+		wants = append(wants, "read-only:   to commands")
+	}
+	for _, want := range wants {
 		if !strings.Contains(out, want) {
 			t.Errorf("doctor lacks %q:\n%s", want, out)
 		}

@@ -30,6 +30,9 @@ type keptFiles struct {
 	files   []kept // kept whole
 	configs []kept // git configs: kept from naming new programs
 	folders []kept // kept from new or changed entries
+	// readOnly and pin are what the sandbox's own mount namespace, where
+	// there is one, keeps the command from changing at all (sandbox.Config).
+	readOnly, pin []string
 	// git reads configs for rein (trustedGit).
 	gitOnce sync.Once
 	git     string
@@ -68,6 +71,29 @@ func (k *keptFiles) collect(rec *recipe.Recipe, workspace string, box *sandbox.C
 	if box == nil || box.Mode == "off" {
 		k.keepStartup()
 	}
+	k.mountable(box, dir, workspace)
+}
+
+// mountable picks, of the kept places a command could write, those the
+// sandbox's mount namespace makes read-only: the recipe's files, the hooks,
+// and a .git file (it names the repository's folder). The repository's
+// config stays writable (git writes a new branch's upstream there; rein
+// takes back only entries that run programs), and its folder is pinned, so
+// that it cannot be moved aside and remade without read-only hooks.
+func (k *keptFiles) mountable(box *sandbox.Config, gitDir, workspace string) {
+	for _, f := range append(append([]kept(nil), k.files...), k.folders...) {
+		if box.Writable(f.path) {
+			k.readOnly = append(k.readOnly, f.path)
+		}
+	}
+	if top := workingTree(workspace); top != "" {
+		if dotgit := filepath.Join(top, ".git"); dotgit != gitDir && box.Writable(dotgit) {
+			k.readOnly = append(k.readOnly, dotgit)
+		}
+	}
+	if box.Writable(gitDir) {
+		k.pin = append(k.pin, gitDir)
+	}
 }
 
 // Kept lists the places a run under this recipe and sandbox puts back when
@@ -82,6 +108,17 @@ func Kept(rec *recipe.Recipe, box *sandbox.Config) []string {
 		}
 	}
 	return out
+}
+
+// ReadOnly lists the kept places a command under this sandbox cannot
+// change at all: the sandbox mounts them read-only (for rein doctor).
+func ReadOnly(rec *recipe.Recipe, box *sandbox.Config) []string {
+	if box == nil || !box.Isolate {
+		return nil
+	}
+	var k keptFiles
+	k.collect(rec, rec.Workspace, box)
+	return k.readOnly
 }
 
 // fileCopy is a file as a run found it (absent: exists is false), with

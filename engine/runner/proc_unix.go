@@ -17,7 +17,10 @@ type group struct{ pid int }
 // /dev/tty to read the keystrokes meant for rein's prompts, nor push input
 // into the user's terminal (TIOCSTI).
 func startInGroup(cmd *exec.Cmd) (*group, error) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setsid = true
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}

@@ -17,7 +17,10 @@ import (
 type group struct{ job windows.Handle }
 
 func startInGroup(cmd *exec.Cmd) (*group, error) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: windows.CREATE_NEW_PROCESS_GROUP}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.CreationFlags |= windows.CREATE_NEW_PROCESS_GROUP
 	job, err := windows.CreateJobObject(nil, nil)
 	if err != nil {
 		return nil, err

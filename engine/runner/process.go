@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/reinsh/rein/engine/sandbox"
@@ -25,6 +26,9 @@ type process struct {
 	// sandbox, when set, confines the program through the helper.
 	sandbox *sandbox.Config
 	helper  string
+	// readOnly and pin are the kept places the sandbox's namespace mounts
+	// read-only, and the folders it pins (sandbox.Config).
+	readOnly, pin []string
 }
 
 // outcome is how a process ended.
@@ -43,10 +47,11 @@ const ioDelay = time.Second
 // grandchild outlives the command.
 func (p process) run(ctx context.Context) (outcome, error) {
 	if p.sandbox == nil {
-		code, err := p.start(ctx, p.path, p.argv, p.env)
+		code, err := p.start(ctx, p.path, p.argv, p.env, nil)
 		return outcome{code: code}, err
 	}
 	cfg := *p.sandbox
+	cfg.ReadOnly, cfg.Pin = p.readOnly, p.pin
 	env := p.env
 	if cfg.Mode != "off" {
 		tmp, err := os.MkdirTemp("", "rein-tmp-")
@@ -76,7 +81,17 @@ func (p process) run(ctx context.Context) (outcome, error) {
 	if err != nil {
 		return outcome{code: 126}, err
 	}
-	code, err := p.start(ctx, path, argv, env)
+	code, err := p.start(ctx, path, argv, env, &cfg)
+	if err != nil && cfg.Isolate && sandbox.NamespacesRefused(err) {
+		// Landlock and the limits hold without the namespaces.
+		if cfg, err = cfg.WithoutNamespaces(sandbox.Probe()); err != nil {
+			return outcome{code: 126}, err
+		}
+		if path, argv, err = cfg.Command(self, p.path, p.argv); err != nil {
+			return outcome{code: 126}, err
+		}
+		code, err = p.start(ctx, path, argv, env, &cfg)
+	}
 	out := outcome{code: code, limit: limitFor(code, cfg.Limits)}
 	if limitHit != nil && limitHit() {
 		out.limit = "processes"
@@ -105,9 +120,13 @@ func limitNote(limit string, l sandbox.Limits) string {
 	return fmt.Sprintf("\n[rein stopped the command: it reached limits.%s (%s)]\n", limit, strings.TrimSpace(value))
 }
 
-func (p process) start(ctx context.Context, path string, argv, env []string) (int, error) {
+// start runs the program, or the helper when box is set, asking for the
+// helper's namespaces.
+func (p process) start(ctx context.Context, path string, argv, env []string, box *sandbox.Config) (int, error) {
 	cmd := exec.Command(path)
 	cmd.Args, cmd.Env, cmd.Dir = argv, env, p.dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
+	box.SetNamespaces(cmd.SysProcAttr)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.stdin, p.stdout, p.stderr
 	cmd.WaitDelay = ioDelay
 	g, err := startInGroup(cmd)

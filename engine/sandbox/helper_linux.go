@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -27,11 +26,13 @@ func Probe() Status {
 		st.LandlockABI, st.Filesystem, st.Network = v, true, v >= 4
 	}
 	st.PIDsCgroup = pidsRoot()
+	st.Namespaces, st.NamespacesWhy = probeNamespaces()
 	return st
 }
 
-// Main is the helper: it applies cfg, then replaces itself with the program.
-// It never returns; errors end the process with status 126.
+// Main is the helper: it applies cfg, then runs the program (see
+// supervise) or, with no sandbox but limits, replaces itself with it.
+// Errors end the process with status 126.
 func Main(args []string) {
 	if len(args) < 3 {
 		fail("usage: rein __sandbox CONFIG PATH ARGV...")
@@ -41,18 +42,30 @@ func Main(args []string) {
 		fail("bad sandbox config: " + err.Error())
 	}
 	path, argv := args[1], args[2:]
+	confined := c.Mode == "workspace-write" || c.Mode == "read-only"
+	if c.Isolate {
+		if err := mountPlaces(c); err != nil {
+			fail(err.Error())
+		}
+	}
 	if c.Cgroup != "" {
-		if err := os.WriteFile(c.Cgroup+"/cgroup.procs", []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+		if err := os.WriteFile(c.Cgroup+"/cgroup.procs", []byte("0"), 0o644); err != nil {
 			fail("cannot join the process-limit cgroup: " + err.Error())
 		}
 	}
-	if err := applyRlimits(c.Limits); err != nil {
-		fail("cannot set resource limits: " + err.Error())
-	}
-	if c.Mode == "workspace-write" || c.Mode == "read-only" {
+	if confined {
 		if err := restrict(c); err != nil {
 			fail("cannot apply the Landlock sandbox: " + err.Error())
 		}
+	}
+	// Last: the helper itself has to live within them.
+	if err := applyRlimits(c.Limits); err != nil {
+		fail("cannot set resource limits: " + err.Error())
+	}
+	if confined {
+		// Nothing to flush; os.Exit's hooks would hold the command's end
+		// back (a second, in a race-enabled build).
+		syscall.Exit(supervise(path, argv))
 	}
 	err := syscall.Exec(path, argv, os.Environ())
 	fail(fmt.Sprintf("%s: %v", argv[0], err))

@@ -8,6 +8,7 @@ package sandbox
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -33,6 +34,17 @@ type Config struct {
 	Hide   []string `json:"hide,omitempty"`
 	Limits Limits   `json:"limits"`
 	Cgroup string   `json:"cgroup,omitempty"` // pids cgroup to join
+	// Isolate starts the helper in its own user, mount and PID namespaces
+	// (and network namespace when the network is denied), where it can
+	// mount ReadOnly and Pin and outlive nothing it started.
+	Isolate bool `json:"isolate,omitempty"`
+	// ReadOnly are places inside the writable folders that decide what runs
+	// later (the recipe, the scripts it allows, the repository's hooks and
+	// config): the command sees them read-only.
+	ReadOnly []string `json:"read_only,omitempty"`
+	// Pin are folders a command may write in but not rename or remove (the
+	// repository's .git, so that it cannot be remade without ReadOnly).
+	Pin []string `json:"pin,omitempty"`
 }
 
 // Limits are resource limits for the executed program (0 = none).
@@ -52,6 +64,10 @@ type Status struct {
 	Rlimits     bool   `json:"rlimits"`
 	PIDsCgroup  string `json:"pids_cgroup,omitempty"` // where process limits are enforced
 	Why         string `json:"why,omitempty"`
+	// Namespaces: the helper can run programs in their own user, mount and
+	// PID namespaces (NamespacesWhy says why not).
+	Namespaces    bool   `json:"namespaces"`
+	NamespacesWhy string `json:"namespaces_why,omitempty"`
 }
 
 // Available reports whether the filesystem sandbox can be applied.
@@ -83,9 +99,9 @@ func FromRecipeWith(r *recipe.Recipe, st Status) (*Config, string, error) {
 		warning := "rein: warning: " + msg + "; commands run without it (sandbox.unavailable: warn)"
 		return limitsOnly(), warning, nil
 	}
-	c := &Config{Mode: r.Sandbox.Mode, Network: r.Sandbox.Network == "deny", Workspace: r.Workspace, Limits: limits}
-	if c.Network && !st.Network {
-		msg := fmt.Sprintf("this kernel's Landlock (ABI %d) cannot restrict the network (needs ABI 4)", st.LandlockABI)
+	c := &Config{Mode: r.Sandbox.Mode, Network: r.Sandbox.Network == "deny", Workspace: r.Workspace, Limits: limits, Isolate: st.Namespaces}
+	if c.Network && !st.Network && !st.Namespaces {
+		msg := fmt.Sprintf("this kernel's Landlock (ABI %d) cannot restrict the network (needs ABI 4) and rein cannot give commands a network namespace (%s)", st.LandlockABI, st.NamespacesWhy)
 		if r.Sandbox.Unavailable == "refuse" {
 			return nil, "", fmt.Errorf("%s and the recipe says sandbox.unavailable: refuse", msg)
 		}
@@ -123,6 +139,18 @@ func (c *Config) keepOwnFoldersOut() (*Config, string, error) {
 	return c, "", nil
 }
 
+// Writable reports whether a command under c may write at p (nil: no
+// sandbox, so anywhere).
+func (c *Config) Writable(p string) bool {
+	if c == nil || c.Mode == "off" {
+		return true
+	}
+	if c.Mode != "workspace-write" {
+		return false
+	}
+	return policy.Inside(p, c.Workspace) || slices.ContainsFunc(c.Write, func(w string) bool { return policy.Inside(p, w) })
+}
+
 // holding returns the first of folders that lies in dir (or is it).
 func holding(dir string, folders []string) string {
 	for _, f := range folders {
@@ -156,6 +184,19 @@ func expandPath(p string) string {
 	return filepath.Clean(p)
 }
 
+// WithoutNamespaces is c for a kernel that refused to make the helper's
+// namespaces as it started (a container's seccomp filter): Landlock and the
+// limits still hold, and the read-only places are left to rein putting
+// back what a command changed. Where only a network namespace could deny
+// the network, it is an error rather than a run with the network open.
+func (c Config) WithoutNamespaces(st Status) (Config, error) {
+	c.Isolate, c.ReadOnly, c.Pin = false, nil, nil
+	if c.Network && !st.Network {
+		return c, errors.New("the kernel refused the command its own network namespace, and its Landlock cannot restrict the network either, so rein does not run it (the recipe says sandbox.network: deny)")
+	}
+	return c, nil
+}
+
 // Command returns the helper invocation that runs argv (program at path)
 // under c.
 func (c *Config) Command(self, path string, argv []string) (string, []string, error) {
@@ -175,11 +216,20 @@ func (c *Config) Describe() string {
 	switch c.Mode {
 	case "workspace-write":
 		parts = append(parts, "writes only to the workspace, a private temp folder"+plural(len(c.Write), " and the caches"))
+		if c.Isolate {
+			parts = append(parts, "the recipe, the scripts it allows and .git/hooks read-only")
+		}
 	case "read-only":
 		parts = append(parts, "no writes")
 	}
-	if c.Network {
+	switch {
+	case c.Network && c.Isolate:
+		parts = append(parts, "no network")
+	case c.Network:
 		parts = append(parts, "no TCP connect/bind")
+	}
+	if c.Mode == "workspace-write" || c.Mode == "read-only" {
+		parts = append(parts, "nothing a command starts outlives it")
 	}
 	if c.Limits != (Limits{}) {
 		parts = append(parts, "resource limits")

@@ -4,7 +4,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/reinsh/rein/engine/recipe"
 )
 
 // The sandbox hides the secret places that exist, except the ones programs
@@ -22,5 +25,58 @@ func TestHiddenLeavesToolConfigReadable(t *testing.T) {
 	want := []string{filepath.Join(home, ".ssh"), filepath.Join(home, ".bash_history"), filepath.Join(home, ".python_history")}
 	if !slices.Equal(got, want) {
 		t.Errorf("hidden: %q, want %q", got, want)
+	}
+}
+
+// The network is denied by Landlock (TCP) or by a network namespace of the
+// command's own (everything); with neither, the recipe's fallback decides.
+// A kernel that refuses the namespaces at start leaves Landlock, unless
+// only the namespace could deny the network.
+func TestNetworkDenialAndNamespaces(t *testing.T) {
+	r := &recipe.Recipe{Workspace: "/w", Sandbox: recipe.Sandbox{Mode: "workspace-write", Network: "deny", Unavailable: "warn"}}
+	tests := []struct {
+		name            string
+		st              Status
+		isolate, denied bool
+		warning         string
+		refusedErr      bool
+	}{
+		{"landlock and namespaces", Status{OS: "linux", Filesystem: true, Network: true, Namespaces: true}, true, true, "", false},
+		{"namespaces only", Status{OS: "linux", Filesystem: true, Namespaces: true}, true, true, "", true},
+		{"landlock only", Status{OS: "linux", Filesystem: true, Network: true, NamespacesWhy: "off"}, false, true, "", false},
+		{"neither", Status{OS: "linux", Filesystem: true, LandlockABI: 3, NamespacesWhy: "user.max_user_namespaces is 0"}, false, false, "cannot restrict the network (needs ABI 4) and rein cannot give commands a network namespace (user.max_user_namespaces is 0)", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, warning, err := FromRecipeWith(r, tt.st)
+			if err != nil || c.Isolate != tt.isolate || c.Network != tt.denied || !strings.Contains(warning, tt.warning) || (tt.warning == "") != (warning == "") {
+				t.Fatalf("config %+v, warning %q, err %v", c, warning, err)
+			}
+			c.ReadOnly, c.Pin = []string{"/w/rein.jsonnet"}, []string{"/w/.git"}
+			plain, err := c.WithoutNamespaces(tt.st)
+			if (err != nil) != tt.refusedErr {
+				t.Fatalf("without namespaces: %v", err)
+			}
+			if err == nil && (plain.Isolate || plain.ReadOnly != nil || plain.Pin != nil || plain.Network != c.Network) {
+				t.Errorf("without namespaces: %+v", plain)
+			}
+		})
+	}
+}
+
+// Only what a command could write is mounted read-only.
+func TestWritable(t *testing.T) {
+	c := &Config{Mode: "workspace-write", Workspace: "/w", Write: []string{"/cache"}}
+	for p, want := range map[string]bool{"/w/rein.jsonnet": true, "/cache/x": true, "/w2/x": false, "/etc/passwd": false} {
+		if c.Writable(p) != want {
+			t.Errorf("Writable(%s) = %v", p, !want)
+		}
+	}
+	c.Mode = "read-only"
+	if c.Writable("/w/x") {
+		t.Error("read-only sandbox: writable")
+	}
+	if !(*Config)(nil).Writable("/etc/passwd") {
+		t.Error("no sandbox: a command writes anywhere")
 	}
 }

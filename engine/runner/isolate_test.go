@@ -1,0 +1,151 @@
+package runner_test
+
+import (
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reinsh/rein/engine/runner"
+	"github.com/reinsh/rein/engine/sandbox"
+)
+
+// namespaced is sandboxed, where the helper can make its namespaces, with
+// a repository (.git/hooks holding a pre-push hook, .git/config) in the
+// workspace.
+func namespaced(t *testing.T, recipeText string, scripts map[string]string) (*runner.Runner, string) {
+	t.Helper()
+	r, dir := sandboxed(t, recipeText, scripts)
+	if st := sandbox.Probe(); !st.Namespaces {
+		t.Skipf("no namespaces here: %s", st.NamespacesWhy)
+	}
+	if !r.Sandbox().Isolate {
+		t.Fatal("the sandbox does not ask for namespaces where the kernel has them")
+	}
+	os.MkdirAll(filepath.Join(dir, ".git", "hooks"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, ".git", "config"), []byte("[core]\n\tbare = false\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, ".git", "hooks", "pre-push"), []byte("#!/bin/sh\nexit 0\n"), 0o755)
+	return r, dir
+}
+
+// Inside a workspace the command may write, the recipe, the scripts it
+// allows and the repository's hooks are read-only to it: the kernel
+// refuses the write, so there is nothing for rein to put back, not even
+// for a moment in which git or rein could run the change.
+func TestNamespaceKeepsPolicyAndHooksReadOnly(t *testing.T) {
+	r, dir := namespaced(t, `{ commands: [{ command: './change.sh' }, { command: './lint.sh' }] }`, map[string]string{
+		"lint.sh": "#!/bin/sh\necho lint\n",
+		"change.sh": `#!/bin/sh
+echo '{ allow: ["*"] }' > rein.jsonnet
+echo 'curl x | sh' > lint.sh
+printf '#!/bin/sh\nid\n' > .git/hooks/pre-commit
+echo id >> .git/hooks/pre-push
+rm -f .git/hooks/pre-push
+echo work > notes.txt
+`,
+	})
+	recipeText, _ := os.ReadFile(filepath.Join(dir, "rein.jsonnet"))
+	res := r.Run(context.Background(), "./change.sh", runner.RunOptions{})
+	if got := strings.Count(res.Stderr, "Read-only file system"); got < 4 {
+		t.Errorf("want the kernel to refuse each write, stderr:\n%s", res.Stderr)
+	}
+	if strings.Contains(res.Stderr, "put it back") || strings.Contains(res.Stderr, "removed it") {
+		t.Errorf("rein had to put something back:\n%s", res.Stderr)
+	}
+	for name, want := range map[string]string{"rein.jsonnet": string(recipeText), "lint.sh": "#!/bin/sh\necho lint\n", ".git/hooks/pre-push": "#!/bin/sh\nexit 0\n", "notes.txt": "work\n"} {
+		if b, _ := os.ReadFile(filepath.Join(dir, name)); string(b) != want {
+			t.Errorf("%s now %q, want %q", name, b, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".git", "hooks", "pre-commit")); err == nil {
+		t.Error("a new hook was written")
+	}
+}
+
+// The repository's folder cannot be moved aside and made again without the
+// read-only hooks; its config stays writable (a new branch's upstream is
+// written there), and rein takes back entries that run programs.
+func TestNamespacePinsTheRepository(t *testing.T) {
+	r, dir := namespaced(t, `{ commands: [{ command: './swap.sh' }] }`, map[string]string{
+		"swap.sh": "#!/bin/sh\nmv .git .git-old && mkdir -p .git/hooks && echo id > .git/hooks/pre-commit\nprintf '[branch \"main\"]\\n\\tremote = origin\\n' >> .git/config\n",
+	})
+	res := r.Run(context.Background(), "./swap.sh", runner.RunOptions{})
+	if !strings.Contains(res.Stderr, "Device or resource busy") {
+		t.Errorf("want the move refused, stderr:\n%s", res.Stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".git-old")); err == nil {
+		t.Error(".git was moved")
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, ".git", "config")); !strings.Contains(string(b), "remote = origin") {
+		t.Errorf("the config could not be written: %q", b)
+	}
+}
+
+// Nothing a command starts outlives it, not even a process that left its
+// process group (setsid), which the group kill after each command misses.
+func TestNothingOutlivesTheCommand(t *testing.T) {
+	r, dir := sandboxed(t, `{ commands: [{ command: './escape.sh' }] }`, map[string]string{
+		"escape.sh": "#!/bin/sh\n( setsid sh -c 'sleep 0.5; echo late > late.txt' & )\necho started\n",
+	})
+	start := time.Now()
+	res := r.Run(context.Background(), "./escape.sh", runner.RunOptions{})
+	if res.Stdout != "started\n" || res.ExitCode != 0 {
+		t.Fatalf("exit %d, stdout %q, stderr %q", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	if time.Since(start) > 400*time.Millisecond {
+		t.Errorf("the run waited %v for what the command left behind", time.Since(start))
+	}
+	time.Sleep(time.Second)
+	if _, err := os.Stat(filepath.Join(dir, "late.txt")); err == nil {
+		t.Error("a process the command started wrote after it ended")
+	}
+}
+
+// The helper reports the program's status as a shell does, signals
+// included, and passes on the runner's SIGTERM.
+func TestSupervisedStatus(t *testing.T) {
+	r, _ := sandboxed(t, `{ commands: [{ command: './end.sh' }, { command: './trap.sh' }] }`, map[string]string{
+		"end.sh":  "#!/bin/sh\n[ \"$1\" = kill ] && kill -9 $$\nexit \"$1\"\n",
+		"trap.sh": "#!/bin/sh\ntrap 'echo got TERM; exit 7' TERM\nsleep 5 & wait\n",
+	})
+	for arg, want := range map[string]int{"0": 0, "3": 3, "kill": 137} {
+		if res := r.Run(context.Background(), "./end.sh "+arg, runner.RunOptions{}); res.ExitCode != want {
+			t.Errorf("end.sh %s: exit %d, want %d (stderr %q)", arg, res.ExitCode, want, res.Stderr)
+		}
+	}
+	res := r.Run(context.Background(), "./trap.sh", runner.RunOptions{Timeout: 300 * time.Millisecond})
+	if !res.TimedOut || !strings.Contains(res.Stdout, "got TERM") {
+		t.Errorf("timed out %v, stdout %q, stderr %q", res.TimedOut, res.Stdout, res.Stderr)
+	}
+}
+
+// With the network denied, the command has a network namespace of its
+// own: UDP (which Landlock does not restrict) reaches nothing either.
+func TestNetworkNamespaceStopsUDP(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("needs bash for /dev/udp")
+	}
+	conn, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	port := conn.LocalAddr().(*net.UDPAddr).Port
+	r, _ := namespaced(t, `{ commands: [{ command: './send.sh' }], sandbox: { network: 'deny' } }`, map[string]string{
+		"send.sh": "#!/usr/bin/env bash\necho secret > /dev/udp/127.0.0.1/" + itoa(port) + "\n",
+	})
+	res := r.Run(context.Background(), "./send.sh", runner.RunOptions{})
+	conn.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+	buf := make([]byte, 64)
+	if n, _, err := conn.ReadFrom(buf); err == nil {
+		t.Fatalf("a datagram got out: %q (stderr %q)", buf[:n], res.Stderr)
+	}
+	if res.ExitCode == 0 {
+		t.Errorf("sending succeeded: stderr %q", res.Stderr)
+	}
+}
