@@ -149,3 +149,21 @@ func TestNetworkNamespaceStopsUDP(t *testing.T) {
 		t.Errorf("sending succeeded: stderr %q", res.Stderr)
 	}
 }
+
+// The helper that stays while the program runs is a Go program, which a
+// small address space would kill: the limit binds the program only.
+func TestAddressSpaceLimitBindsTheProgram(t *testing.T) {
+	r, _ := sandboxed(t, `{ commands: [{ command: './small.sh' }, { command: './big.sh' }], limits: { address_space_bytes: 67108864 } }`, map[string]string{
+		"small.sh": "#!/bin/sh\necho ok\n",
+		"big.sh":   "#!/bin/sh\nexec python3 -c 'bytearray(200*1024*1024)'\n",
+	})
+	if res := r.Run(context.Background(), "./small.sh", runner.RunOptions{}); res.ExitCode != 0 || res.Stdout != "ok\n" {
+		t.Fatalf("under a 64 MiB address space: exit %d, stdout %q, stderr %q", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3 to allocate 200 MiB with")
+	}
+	if res := r.Run(context.Background(), "./big.sh", runner.RunOptions{}); res.ExitCode == 0 || !strings.Contains(res.Stderr, "MemoryError") {
+		t.Errorf("a 200 MiB allocation: exit %d, stderr %q", res.ExitCode, res.Stderr)
+	}
+}

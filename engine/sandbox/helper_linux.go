@@ -59,7 +59,15 @@ func Main(args []string) {
 		}
 	}
 	// Last: the helper itself has to live within them.
-	if err := applyRlimits(c.Limits); err != nil {
+	limits := c.Limits
+	if confined && limits.AddressSpace > 0 {
+		// The helper stays while the program runs, and a Go program cannot
+		// live in a small address space: a second helper sets that limit
+		// and replaces itself with the program.
+		limits.AddressSpace = 0
+		path, argv = addressSpaceStage(c.Limits.AddressSpace, path, argv)
+	}
+	if err := applyRlimits(limits); err != nil {
 		fail("cannot set resource limits: " + err.Error())
 	}
 	if confined {
@@ -69,6 +77,21 @@ func Main(args []string) {
 	}
 	err := syscall.Exec(path, argv, os.Environ())
 	fail(fmt.Sprintf("%s: %v", argv[0], err))
+}
+
+// addressSpaceStage is the helper invocation that limits the address
+// space to n bytes, then runs argv.
+func addressSpaceStage(n int64, path string, argv []string) (string, []string) {
+	self, err := os.Executable()
+	if err != nil {
+		fail("cannot find rein to limit the address space: " + err.Error())
+	}
+	c := Config{Mode: "off", Limits: Limits{AddressSpace: n}}
+	self, argv, err = c.Command(self, path, argv)
+	if err != nil {
+		fail(err.Error())
+	}
+	return self, argv
 }
 
 func fail(msg string) {

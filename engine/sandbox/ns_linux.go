@@ -3,12 +3,9 @@
 package sandbox
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 
@@ -133,110 +130,4 @@ func lockedFlags(f int64) uintptr {
 		}
 	}
 	return out
-}
-
-// supervise runs the program as a child of the helper, which is its
-// subreaper: whatever the program leaves behind, even outside its process
-// group (setsid after a double fork, which the runner's group kill misses),
-// becomes the helper's child when its parent ends. The helper passes on the
-// signals that end a command, and when the program ends it kills what is
-// left and returns the program's status (128+N for signal N, as a shell
-// reports it).
-func supervise(path string, argv []string) int {
-	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-		fail("cannot watch the program's children: " + err.Error())
-	}
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
-	p, err := os.StartProcess(path, argv, &os.ProcAttr{Env: os.Environ(), Files: []*os.File{os.Stdin, os.Stdout, os.Stderr}})
-	if err != nil {
-		fail(fmt.Sprintf("%s: %v", argv[0], unwrapPathError(err)))
-	}
-	go func() {
-		for s := range sigs {
-			_ = p.Signal(s) // the program may have left the group
-		}
-	}()
-	status := 0
-	for {
-		var ws syscall.WaitStatus
-		pid, err := syscall.Wait4(-1, &ws, 0, nil)
-		if errors.Is(err, syscall.EINTR) {
-			continue
-		}
-		if err != nil {
-			fail("lost the program: " + err.Error())
-		}
-		if pid == p.Pid {
-			if status = ws.ExitStatus(); ws.Signaled() {
-				status = 128 + int(ws.Signal())
-			}
-			break
-		}
-		// else an orphan handed to the helper ended before the program
-	}
-	killLeftovers()
-	return status
-}
-
-// killLeftovers kills the helper's children until it has none. Orphans of
-// a child it kills become its children in turn. A child that ended stays
-// a zombie until it is waited for, so its pid cannot name another process
-// by the time it is killed.
-func killLeftovers() {
-	for {
-		var ws syscall.WaitStatus
-		pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
-		switch {
-		case errors.Is(err, syscall.EINTR) || pid > 0:
-			continue // reaped one; look again
-		case err != nil:
-			return // ECHILD: none left (the common case: one system call)
-		}
-		kids := childrenOf(os.Getpid())
-		if len(kids) == 0 {
-			return
-		}
-		for _, k := range kids {
-			_ = syscall.Kill(k, syscall.SIGKILL)
-			_, _ = syscall.Wait4(k, &ws, 0, nil)
-		}
-	}
-}
-
-// childrenOf lists the processes whose parent is pid, from /proc.
-func childrenOf(pid int) []int {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	var out []int
-	for _, e := range entries {
-		child, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid …: comm may hold spaces and parentheses.
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		fields := strings.Fields(string(b[i+1:]))
-		if len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
-			out = append(out, child)
-		}
-	}
-	return out
-}
-
-func unwrapPathError(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
