@@ -167,3 +167,62 @@ func TestAddressSpaceLimitBindsTheProgram(t *testing.T) {
 		t.Errorf("a 200 MiB allocation: exit %d, stderr %q", res.ExitCode, res.Stderr)
 	}
 }
+
+// BenchmarkSandboxedProgram is the cost of running a program in the
+// sandbox, with and without the namespaces (supervised either way).
+func BenchmarkSandboxedProgram(b *testing.B) {
+	for _, isolate := range []bool{false, true} {
+		b.Run(map[bool]string{false: "landlock", true: "landlock+namespaces"}[isolate], func(b *testing.B) {
+			r, _ := sandboxedWith(b, `{ commands: [{ command: 'true' }] }`, nil, func(c *sandbox.Config) {
+				if isolate && !c.Isolate {
+					b.Skip("no namespaces here")
+				}
+				c.Isolate = isolate
+			})
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if res := r.RunArgv(context.Background(), []string{"true"}, runner.RunOptions{}); res.ExitCode != 0 {
+					b.Fatalf("exit %d: %s", res.ExitCode, res.Stderr)
+				}
+			}
+		})
+	}
+}
+
+// A kernel that refuses the namespaces when the helper starts (here: user
+// namespaces nested as deep as the kernel allows, as a container's seccomp
+// filter would refuse them) still runs the command, under Landlock and
+// supervised. The test runs itself again that deep.
+func TestNamespacesRefusedAtStart(t *testing.T) {
+	if os.Getenv("REIN_TEST_NESTED") == "" {
+		unshare, err := exec.LookPath("unshare")
+		if err != nil || !sandbox.Probe().Namespaces {
+			t.Skip("needs unshare and user namespaces")
+		}
+		args := []string{os.Args[0], "-test.run=^TestNamespacesRefusedAtStart$", "-test.v"}
+		for i := 0; i < 33; i++ { // the kernel's limit is 32 below the first
+			args = append([]string{unshare, "--user", "--map-root-user"}, args...)
+		}
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Env = append(os.Environ(), "REIN_TEST_NESTED=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS: TestNamespacesRefusedAtStart") {
+			t.Fatalf("%v:\n%s", err, out)
+		}
+		return
+	}
+	r, dir := namespaced(t, `{ commands: [{ command: './work.sh' }] }`, map[string]string{
+		"work.sh": "#!/bin/sh\necho ran > ran.txt\n( setsid sh -c 'sleep 0.3; echo late > late.txt' & )\n",
+	})
+	res := r.Run(context.Background(), "./work.sh", runner.RunOptions{})
+	if res.ExitCode != 0 {
+		t.Fatalf("exit %d, stderr %q", res.ExitCode, res.Stderr)
+	}
+	time.Sleep(600 * time.Millisecond)
+	if _, err := os.Stat(filepath.Join(dir, "ran.txt")); err != nil {
+		t.Error("the command did not run")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "late.txt")); err == nil {
+		t.Error("without namespaces, a process the command started outlived it")
+	}
+}

@@ -134,7 +134,7 @@ func (p process) start(ctx context.Context, path string, argv, env []string, box
 		if isNotExecutable(err) {
 			return 126, fmt.Errorf("%s is not a program this system can run (a script needs a #! line and an allowed interpreter)", p.argv[0])
 		}
-		return 127, fmt.Errorf("%s: %v", p.argv[0], err)
+		return 127, fmt.Errorf("%s: %w", p.argv[0], err)
 	}
 	defer g.close()
 	done := make(chan error, 1)

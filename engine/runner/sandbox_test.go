@@ -21,6 +21,12 @@ import (
 // returns a runner that confines programs as rein would.
 func sandboxed(t *testing.T, recipeText string, scripts map[string]string) (*runner.Runner, string) {
 	t.Helper()
+	return sandboxedWith(t, recipeText, scripts, nil)
+}
+
+// sandboxedWith is sandboxed with the sandbox changed by change.
+func sandboxedWith(t testing.TB, recipeText string, scripts map[string]string, change func(*sandbox.Config)) (*runner.Runner, string) {
+	t.Helper()
 	if runtime.GOOS != "linux" {
 		t.Skip("the kernel sandbox is Linux's Landlock")
 	}
@@ -36,6 +42,9 @@ func sandboxed(t *testing.T, recipeText string, scripts map[string]string) (*run
 	cfg, warning, err := sandbox.FromRecipe(r)
 	if err != nil || warning != "" || cfg == nil {
 		t.Fatalf("sandbox: %v %q", err, warning)
+	}
+	if change != nil {
+		change(cfg)
 	}
 	return runner.New(p, runner.Options{Sandbox: cfg, Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}}), dir
 }
