@@ -65,9 +65,20 @@ func (k *keptFiles) collect(rec *recipe.Recipe, workspace string, box *sandbox.C
 	if dir == "" {
 		dir = filepath.Join(workspace, ".git")
 	}
-	k.configs = append(k.configs, kept{path: filepath.Join(dir, "config")})
-	k.folders = append(k.folders, kept{path: filepath.Join(dir, "hooks"), why: "git runs its hooks outside rein",
-		skip: func(name string) bool { return strings.HasSuffix(name, ".sample") }})
+	sample := func(name string) bool { return strings.HasSuffix(name, ".sample") }
+	k.configs = append(k.configs, kept{path: filepath.Join(dir, "config")}, kept{path: filepath.Join(dir, "config.worktree")})
+	k.folders = append(k.folders, kept{path: filepath.Join(dir, "hooks"), why: "git runs its hooks outside rein", skip: sample})
+	// Submodules' repositories (git status in the workspace runs git in
+	// each, with its config and hooks) and linked worktrees' configs.
+	for _, sub := range submoduleGitDirs(dir) {
+		k.configs = append(k.configs, kept{path: filepath.Join(sub, "config")}, kept{path: filepath.Join(sub, "config.worktree")})
+		k.folders = append(k.folders, kept{path: filepath.Join(sub, "hooks"), why: "git runs a submodule's hooks outside rein", skip: sample})
+	}
+	if linked, err := filepath.Glob(filepath.Join(dir, "worktrees", "*", "HEAD")); err == nil {
+		for _, head := range linked[:min(len(linked), maxKeptRepositories)] {
+			k.configs = append(k.configs, kept{path: filepath.Join(filepath.Dir(head), "config.worktree")})
+		}
+	}
 	if box == nil || box.Mode == "off" {
 		k.keepStartup()
 	}

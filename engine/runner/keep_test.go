@@ -144,6 +144,43 @@ func TestRunKeepsARepositoryItMakes(t *testing.T) {
 	}
 }
 
+// git runs in each submodule when the user runs git status in the
+// workspace, and a linked worktree or a sparse checkout reads
+// config.worktree: their configs and hooks are kept like the repository's.
+func TestRunKeepsSubmodulesAndWorktreeConfigs(t *testing.T) {
+	needGit(t)
+	r, dir := newRunner(t, `{ commands: [{ command: './plant.sh' }] }`, nil)
+	exec.Command("git", "-C", dir, "init", "-q").Run()
+	sub := filepath.Join(dir, ".git", "modules", "lib", "inner")
+	nested := filepath.Join(sub, "modules", "deep")
+	for _, repo := range []string{sub, nested, filepath.Join(dir, ".git", "worktrees", "wt")} {
+		os.MkdirAll(filepath.Join(repo, "hooks"), 0o755)
+		os.WriteFile(filepath.Join(repo, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+		os.WriteFile(filepath.Join(repo, "config"), []byte("[core]\n\tbare = false\n"), 0o644)
+	}
+	os.WriteFile(filepath.Join(dir, "plant.sh"), []byte(`#!/bin/sh
+git config -f .git/modules/lib/inner/config core.fsmonitor id
+git config -f .git/modules/lib/inner/modules/deep/config core.pager id
+printf '#!/bin/sh\nid\n' > .git/modules/lib/inner/hooks/pre-commit
+git config -f .git/config.worktree core.fsmonitor id
+git config -f .git/worktrees/wt/config.worktree core.fsmonitor id
+git config -f .git/modules/lib/inner/config user.name dev
+`), 0o755)
+	res := r.Run(context.Background(), "./plant.sh", runner.RunOptions{})
+	for _, f := range []string{"modules/lib/inner/config", "modules/lib/inner/modules/deep/config", "config.worktree", "worktrees/wt/config.worktree"} {
+		b, _ := os.ReadFile(filepath.Join(dir, ".git", f))
+		if strings.Contains(string(b), "fsmonitor") || strings.Contains(string(b), "pager") {
+			t.Errorf(".git/%s still names a program: %q", f, b)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(sub, "hooks", "pre-commit")); err == nil {
+		t.Error("the submodule's new hook stayed")
+	}
+	if !strings.Contains(res.Stderr, "(git runs a submodule's hooks outside rein); rein removed it") || strings.Count(res.Stderr, "rein: the command") != 5 {
+		t.Errorf("stderr:\n%s", res.Stderr)
+	}
+}
+
 // What a command leaves in a kept place may be a named pipe or a link to
 // an endless device: rein reads none of it (it would hang or fill its
 // memory) and puts the file back all the same.

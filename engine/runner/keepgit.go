@@ -48,6 +48,38 @@ func gitDir(dir string) string {
 // codeEntries are the entries of a git config, now, that name a program to
 // run and were not in it before. git itself reads both files (so nothing
 // it would read is missed); without git, any change counts.
+// maxKeptRepositories bounds the submodules (and linked worktrees) a run
+// keeps: each costs a few reads before and after every command.
+const maxKeptRepositories = 64
+
+// submoduleGitDirs finds the git folders of the submodules under a
+// repository's git folder (modules/NAME, where NAME may hold slashes, and
+// their own modules in turn).
+func submoduleGitDirs(gitDir string) []string {
+	var out []string
+	var walk func(dir string, depth int)
+	walk = func(dir string, depth int) {
+		entries, err := os.ReadDir(dir)
+		if err != nil || depth > 8 {
+			return
+		}
+		for _, e := range entries {
+			if !e.IsDir() || len(out) == maxKeptRepositories {
+				continue
+			}
+			p := filepath.Join(dir, e.Name())
+			if st, err := os.Stat(filepath.Join(p, "HEAD")); err == nil && st.Mode().IsRegular() {
+				out = append(out, p)
+				walk(filepath.Join(p, "modules"), depth+1)
+			} else {
+				walk(p, depth+1)
+			}
+		}
+	}
+	walk(filepath.Join(gitDir, "modules"), 0)
+	return out
+}
+
 func (r *Runner) codeEntries(now, before fileCopy) []string {
 	if !now.exists {
 		return nil
