@@ -226,3 +226,16 @@ func TestNamespacesRefusedAtStart(t *testing.T) {
 		t.Error("without namespaces, a process the command started outlived it")
 	}
 }
+
+// A kept place that is missing, or a link to nothing, is no reason to
+// refuse the command: there is nothing to mount.
+func TestNamespaceSkipsMissingPlaces(t *testing.T) {
+	r, dir := namespaced(t, `{ commands: [{ command: './ok.sh' }, { command: './scripts/gone.sh' }, { command: './scripts/dangling.sh' }] }`, map[string]string{
+		"ok.sh": "#!/bin/sh\necho ok\n",
+	})
+	os.MkdirAll(filepath.Join(dir, "scripts"), 0o755)
+	os.Symlink("nowhere.sh", filepath.Join(dir, "scripts", "dangling.sh"))
+	if res := r.Run(context.Background(), "./ok.sh", runner.RunOptions{}); res.ExitCode != 0 || res.Stdout != "ok\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", res.ExitCode, res.Stdout, res.Stderr)
+	}
+}

@@ -87,8 +87,8 @@ func mountPlaces(c Config) error {
 		return fmt.Errorf("cannot make the mounts private: %v", err)
 	}
 	bind := func(p string) (bool, error) {
-		if _, err := os.Lstat(p); err != nil {
-			return false, nil // nothing there to keep yet
+		if _, err := os.Stat(p); err != nil {
+			return false, nil // nothing there to keep yet (or a link to nothing)
 		}
 		if err := unix.Mount(p, p, "", unix.MS_BIND, ""); err != nil {
 			return false, fmt.Errorf("cannot mount %s on itself: %v", p, err)
