@@ -102,8 +102,11 @@ func mountPlaces(c Config) error {
 	}
 	for _, p := range c.ReadOnly {
 		ok, err := bind(p)
-		if err != nil || !ok {
+		if err != nil {
 			return err
+		}
+		if !ok {
+			continue
 		}
 		// A remount may not clear the flags the filesystem was mounted
 		// with (nosuid, nodev…): they are locked in a user namespace.
