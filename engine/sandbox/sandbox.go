@@ -34,13 +34,13 @@ type Config struct {
 	Hide   []string `json:"hide,omitempty"`
 	Limits Limits   `json:"limits"`
 	Cgroup string   `json:"cgroup,omitempty"` // pids cgroup to join
-	// Isolate starts the helper in its own user, mount and PID namespaces
-	// (and network namespace when the network is denied), where it can
-	// mount ReadOnly and Pin and outlive nothing it started.
+	// Isolate starts the helper in user and mount namespaces of its own
+	// (and a network namespace when the network is denied), where it
+	// mounts ReadOnly and Pin.
 	Isolate bool `json:"isolate,omitempty"`
 	// ReadOnly are places inside the writable folders that decide what runs
-	// later (the recipe, the scripts it allows, the repository's hooks and
-	// config): the command sees them read-only.
+	// later (the recipe, the scripts it allows, the repository's hooks):
+	// the command sees them read-only.
 	ReadOnly []string `json:"read_only,omitempty"`
 	// Pin are folders a command may write in but not rename or remove (the
 	// repository's .git, so that it cannot be remade without ReadOnly).
@@ -64,8 +64,8 @@ type Status struct {
 	Rlimits     bool   `json:"rlimits"`
 	PIDsCgroup  string `json:"pids_cgroup,omitempty"` // where process limits are enforced
 	Why         string `json:"why,omitempty"`
-	// Namespaces: the helper can run programs in their own user, mount and
-	// PID namespaces (NamespacesWhy says why not).
+	// Namespaces: the helper can start in user and mount namespaces of
+	// its own (NamespacesWhy says why not).
 	Namespaces    bool   `json:"namespaces"`
 	NamespacesWhy string `json:"namespaces_why,omitempty"`
 }
