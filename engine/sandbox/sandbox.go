@@ -1,9 +1,14 @@
 // Package sandbox confines every program rein runs with the kernel: on
 // Linux, a Landlock ruleset (writes only to the workspace, a private temp
 // folder and a few caches; optionally no TCP connect/bind) and resource
-// limits (CPU time, file size, address space, processes). rein re-executes
-// itself as a small helper ("rein __sandbox CONFIG PATH ARGV...") that applies
-// them and then execs the program, so rein's own process stays unrestricted.
+// limits (CPU time, file size, address space, processes); where the kernel
+// allows, user and mount namespaces of the program's own, in which the
+// places that decide what runs later (the recipe, .git/hooks) are mounted
+// read-only, and a network namespace when the network is denied. rein
+// re-executes itself as a small helper ("rein __sandbox CONFIG PATH
+// ARGV...") that applies them, starts the program and stays as its
+// subreaper, so that nothing the program starts outlives it; rein's own
+// process stays unrestricted.
 package sandbox
 
 import (
