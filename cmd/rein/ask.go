@@ -50,6 +50,9 @@ func (c *askCmd) Run(g *Globals, e *env) error {
 	if err != nil {
 		return err
 	}
+	if err := requireTrust(g, r, e); err != nil {
+		return err
+	}
 	r.Allow = append(r.Allow, c.CommandAllow...)
 	r.Deny = append(r.Deny, c.CommandDeny...)
 	p, err := policy.New(r, policy.Options{Tool: "run_command"})

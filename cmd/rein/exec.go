@@ -44,6 +44,11 @@ func (c *execCmd) Run(g *Globals, e *env) error {
 	if err != nil {
 		return err
 	}
+	if !c.DryRun {
+		if err := requireTrust(g, p.Recipe(), e); err != nil {
+			return err
+		}
+	}
 	text := strings.Join(c.Command, " ")
 	d := p.Check(text)
 	switch {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/reinsh/rein/engine/starter"
+	"github.com/reinsh/rein/engine/trust"
 )
 
 type initCmd struct {
@@ -40,6 +41,14 @@ func (c *initCmd) Run(g *Globals, e *env) error {
 	path, err := starter.Write(dir, text)
 	if err != nil {
 		return err
+	}
+	// Written here at the person's request, it is approved as written.
+	rec, err := trust.Open(trustPath())
+	if err == nil {
+		_, _, err = approve(rec, path, nil)
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "rein: warning: %v; run rein trust before rein exec, run or ask\n", err)
 	}
 	var kinds []string
 	for _, k := range []struct {

@@ -46,6 +46,7 @@ var commands = []command{
 	{"exec", "Vet a command, then run it with rein's embedded shell under the same policy.", func() any { return &execCmd{} }},
 	{"run", "Run a recipe task (or list them) under the recipe's policy.", func() any { return &runCmd{} }},
 	{"init", "Write a starter rein.jsonnet for this repository (never overwrites).", func() any { return &initCmd{} }},
+	{"trust", "Approve this repository's recipe as it is now (ask, exec, run and mcp need it).", func() any { return &trustCmd{} }},
 	{"tools", "Show the tools and catalog a model gets (--format openai, anthropic or mcp for wire shapes).", func() any { return &toolsCmd{} }},
 	{"mcp", "Serve the recipe's vetted tools to other agents over MCP (stdio).", func() any { return &mcpCmd{} }},
 	{"sessions", "List sessions with their last activity, questions and commands.", func() any { return &sessionsCmd{} }},

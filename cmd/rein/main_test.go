@@ -21,6 +21,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("REIN_TEST_MAIN") == "1" || len(os.Args) > 2 && os.Args[1] == sandbox.HelperArg {
 		main()
 	}
+	// The tests' recipes are approved as a CI pipeline's are; trust_test.go
+	// unsets CI to test the approval itself.
+	os.Setenv("CI", "true")
 	os.Exit(m.Run())
 }
 
@@ -30,6 +33,9 @@ func rein(t *testing.T, dir, stdin string, args ...string) (stdout, stderr strin
 	t.Helper()
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("REIN_CACHE_DIR", t.TempDir())
+	if !strings.HasPrefix(os.Getenv("XDG_STATE_HOME"), os.TempDir()) {
+		t.Setenv("XDG_STATE_HOME", t.TempDir()) // approvals (trust_test.go sets its own)
+	}
 	if os.Getenv("REIN_DB") == "" || !strings.HasPrefix(os.Getenv("REIN_DB"), os.TempDir()) {
 		t.Setenv("REIN_DB", filepath.Join(t.TempDir(), "rein.db"))
 	}

@@ -32,6 +32,9 @@ func (c *mcpCmd) Run(g *Globals, e *env) error {
 		return err
 	}
 	r := p.Recipe()
+	if err := requireTrust(g, r, e); err != nil {
+		return err
+	}
 	st, err := openStore(g)
 	if err != nil {
 		return err

@@ -55,6 +55,9 @@ func (c *runCmd) Run(g *Globals, e *env) error {
 	if err != nil {
 		return err
 	}
+	if err := requireTrust(g, r, e); err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	st, stErr := openStore(g)

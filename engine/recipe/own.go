@@ -21,14 +21,24 @@ func OwnFolders() []string {
 	if d := (Options{}).cacheDir(); d != "" {
 		dirs = append(dirs, filepath.Dir(d)) // the folder above recipes/
 	}
+	if state := StateDir(); state != "" {
+		dirs = append(dirs, state)
+	}
+	return dirs
+}
+
+// StateDir is rein's state folder ($XDG_STATE_HOME/rein or
+// ~/.local/state/rein), where its database and the approved recipes live;
+// "" when there is no home folder.
+func StateDir() string {
 	state := os.Getenv("XDG_STATE_HOME")
 	if home, err := os.UserHomeDir(); state == "" && err == nil {
 		state = filepath.Join(home, ".local", "state")
 	}
-	if state != "" {
-		dirs = append(dirs, filepath.Join(state, "rein"))
+	if state == "" {
+		return ""
 	}
-	return dirs
+	return filepath.Join(state, "rein")
 }
 
 // protectOwn adds to the protected paths the files this recipe was compiled

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// untrustedRepo is a repository whose recipe allows touch and has a task,
+// with approvals kept in a fresh file and CI unset, as on a person's
+// machine.
+func untrustedRepo(t *testing.T) string {
+	t.Helper()
+	t.Setenv("CI", "")
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "base.libsonnet"), []byte(`{ allow: ['touch *'] }`), 0o644)
+	os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(`(import 'base.libsonnet') + { tasks: { make: { run: 'touch from-task' } } }`), 0o644)
+	return dir
+}
+
+// A repository recipe nobody approved runs nothing: a cloned project's
+// rein.jsonnet could allow anything and turn the sandbox off. What runs
+// nothing (check, a dry run, listing tasks) needs no approval, nor does a
+// preset.
+func TestUnapprovedRecipeRunsNothing(t *testing.T) {
+	dir := untrustedRepo(t)
+	for _, args := range [][]string{{"exec", "touch made"}, {"run", "make"}, {"mcp"}} {
+		_, stderr, code := rein(t, dir, "", args...)
+		if code != exitUsage || !strings.Contains(stderr, "rein.jsonnet is not approved: rein has not seen it on this machine") || !strings.Contains(stderr, "run rein trust") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+	for _, f := range []string{"made", "from-task"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("%s was made under an unapproved recipe", f)
+		}
+	}
+	for _, args := range [][]string{{"check", "touch made"}, {"exec", "--dry-run", "touch made"}, {"run"}, {"--preset", "readonly", "exec", "ls"}} {
+		if _, stderr, code := rein(t, dir, "", args...); code != exitOK {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+}
+
+// rein trust approves the recipe as it is; a change to it, or to a file it
+// imports, needs a new approval.
+func TestApprovalCoversTheRecipeAndItsImports(t *testing.T) {
+	dir := untrustedRepo(t)
+	out, stderr, code := rein(t, dir, "", "trust")
+	if code != exitOK || !strings.Contains(out, "approved "+filepath.Join(dir, "rein.jsonnet")+" as it is now (2 files)") || !strings.Contains(out, "1 allow rule, 1 task") {
+		t.Fatalf("trust: %d %q %q", code, out, stderr)
+	}
+	if _, stderr, code := rein(t, dir, "", "exec", "touch made"); code != exitOK {
+		t.Fatalf("approved: exit %d, stderr %q", code, stderr)
+	}
+	for _, change := range []struct{ file, text string }{
+		{"rein.jsonnet", `(import 'base.libsonnet') + { tasks: { make: { run: 'touch from-task' } }, sandbox: { mode: 'off' } }`},
+		{"base.libsonnet", `{ allow: ['*'] }`},
+	} {
+		rein(t, dir, "", "trust")
+		os.WriteFile(filepath.Join(dir, change.file), []byte(change.text), 0o644)
+		if _, stderr, code := rein(t, dir, "", "exec", "touch again"); code != exitUsage || !strings.Contains(stderr, "changed since it was approved") {
+			t.Errorf("after changing %s: exit %d, stderr %q", change.file, code, stderr)
+		}
+	}
+
+	out, _, _ = rein(t, dir, "", "trust", "--list", "--json")
+	var list []map[string]any
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 1 || list[0]["recipe"] != filepath.Join(dir, "rein.jsonnet") {
+		t.Errorf("trust --list --json: %v %q", err, out)
+	}
+	if out, _, code := rein(t, dir, "", "trust", "--forget"); code != exitOK || !strings.Contains(out, "withdrew") {
+		t.Errorf("trust --forget: %d %q", code, out)
+	}
+	if out, _, _ := rein(t, dir, "", "trust", "--list"); !strings.Contains(out, "no approved recipes") {
+		t.Errorf("after forgetting: %q", out)
+	}
+}
+
+// In a terminal rein asks; only yes approves (and runs).
+func TestApprovalAskedOnTheTerminal(t *testing.T) {
+	dir := untrustedRepo(t)
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("REIN_CACHE_DIR", t.TempDir())
+	terminal := func(answer string, args ...string) (string, int) {
+		var out, errb bytes.Buffer
+		code := run(append([]string{"--dir", dir}, args...), &env{stdin: strings.NewReader(answer), stdinTerminal: true, stdout: &out, stderr: &errb})
+		return errb.String(), code
+	}
+	stderr, code := terminal("n\n", "exec", "touch no")
+	if code != exitUsage || !strings.Contains(stderr, "Approve it as it is now? [y/N]") || !strings.Contains(stderr, "not approved; nothing was run") {
+		t.Errorf("no: exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "no")); err == nil {
+		t.Error("ran after no")
+	}
+	if stderr, code := terminal("y\n", "exec", "touch yes"); code != exitOK {
+		t.Errorf("yes: exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "yes")); err != nil {
+		t.Error("did not run after yes")
+	}
+	if stderr, code := terminal("", "exec", "touch again"); code != exitOK || strings.Contains(stderr, "Approve") {
+		t.Errorf("approved once: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// A recipe a command writes into a subfolder is new: rein run from there
+// does not take it.
+func TestRecipeWrittenIntoASubfolderIsNotApproved(t *testing.T) {
+	dir := untrustedRepo(t)
+	rein(t, dir, "", "trust")
+	sub := filepath.Join(dir, "sub")
+	os.MkdirAll(sub, 0o755)
+	os.WriteFile(filepath.Join(sub, "rein.jsonnet"), []byte(`{ allow: ['*'], sandbox: { mode: 'off' } }`), 0o644)
+	if _, stderr, code := rein(t, sub, "", "exec", "touch x"); code != exitUsage || !strings.Contains(stderr, filepath.Join(sub, "rein.jsonnet")+" is not approved") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// A damaged approvals file approves nothing, and says which file it is.
+func TestDamagedApprovalsRefuse(t *testing.T) {
+	dir := untrustedRepo(t)
+	os.MkdirAll(filepath.Join(os.Getenv("XDG_STATE_HOME"), "rein"), 0o700)
+	os.WriteFile(filepath.Join(os.Getenv("XDG_STATE_HOME"), "rein", "trusted.json"), []byte("{not json"), 0o600)
+	if _, stderr, code := rein(t, dir, "", "exec", "touch x"); code == exitOK || !strings.Contains(stderr, "trusted.json are not valid JSON") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// rein init writes a recipe at the person's request: it is approved as
+// written.
+func TestInitApprovesItsRecipe(t *testing.T) {
+	t.Setenv("CI", "")
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	dir := t.TempDir()
+	if _, stderr, code := rein(t, dir, "", "init"); code != exitOK {
+		t.Fatalf("init: %d %q", code, stderr)
+	}
+	if _, stderr, code := rein(t, dir, "", "exec", "ls"); code != exitOK {
+		t.Errorf("exec after init: exit %d, stderr %q", code, stderr)
+	}
+}

@@ -1,0 +1,161 @@
+// Package trust records the repository recipes a person has approved. A
+// repository's rein.jsonnet decides what commands may run there (it can
+// allow anything and turn the sandbox off), and it comes with the
+// repository: a project cloned from a stranger, a recipe a command wrote
+// into a subfolder, a change a git pull brought. rein runs nothing under a
+// repository recipe whose exact text (with the files it imports) nobody
+// has approved on this machine; approvals are kept in a small JSON file
+// beside rein's database, where no command may write.
+package trust
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"time"
+)
+
+// FileName is the approvals file's name in rein's state folder.
+const FileName = "trusted.json"
+
+// State is what the record says of a recipe as it is now.
+type State int
+
+const (
+	// New: never approved on this machine.
+	New State = iota
+	// Changed: approved, but its text (or an import's) changed since.
+	Changed
+	// Trusted: approved as it is.
+	Trusted
+)
+
+func (s State) String() string {
+	return [...]string{"new", "changed", "trusted"}[s]
+}
+
+// Entry is one approved recipe.
+type Entry struct {
+	Recipe      string    `json:"recipe"`
+	Fingerprint string    `json:"fingerprint"`
+	Files       []string  `json:"files"`
+	TrustedAt   time.Time `json:"trusted_at"`
+}
+
+// Record is the approvals file.
+type Record struct {
+	path    string
+	entries map[string]Entry
+}
+
+// Open reads the record at path; a missing file is an empty record, an
+// unreadable or corrupt one an error naming it (rein never guesses that a
+// recipe is approved).
+func Open(path string) (*Record, error) {
+	r := &Record{path: path, entries: map[string]Entry{}}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return r, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the trusted recipes in %s: %v", path, err)
+	}
+	var list []Entry
+	if err := json.Unmarshal(b, &list); err != nil {
+		return nil, fmt.Errorf("the trusted recipes in %s are not valid JSON (%v); remove the file and approve your recipes again with rein trust", path, err)
+	}
+	for _, e := range list {
+		r.entries[e.Recipe] = e
+	}
+	return r, nil
+}
+
+// Fingerprint hashes the recipe and the files it imports (names and
+// contents), so that changing any of them needs a new approval.
+func Fingerprint(recipe string, imports []string) (string, []string, error) {
+	files := append([]string{recipe}, imports...)
+	sort.Strings(files[1:])
+	files = slices.Compact(files)
+	h := sha256.New()
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return "", nil, fmt.Errorf("cannot read %s to check it is approved: %v", f, err)
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", f, len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil)), files, nil
+}
+
+// State says whether the recipe at path, with this fingerprint, is approved.
+func (r *Record) State(path, fingerprint string) State {
+	e, ok := r.entries[path]
+	switch {
+	case !ok:
+		return New
+	case e.Fingerprint != fingerprint:
+		return Changed
+	}
+	return Trusted
+}
+
+// Trust approves the recipe as it is and saves the record.
+func (r *Record) Trust(path, fingerprint string, files []string) error {
+	r.entries[path] = Entry{Recipe: path, Fingerprint: fingerprint, Files: files, TrustedAt: time.Now().UTC().Truncate(time.Second)}
+	return r.save()
+}
+
+// Forget withdraws an approval; it reports whether there was one.
+func (r *Record) Forget(path string) (bool, error) {
+	if _, ok := r.entries[path]; !ok {
+		return false, nil
+	}
+	delete(r.entries, path)
+	return true, r.save()
+}
+
+// List returns the approvals, by recipe path.
+func (r *Record) List() []Entry {
+	var out []Entry
+	for _, e := range r.entries {
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Recipe < out[j].Recipe })
+	return out
+}
+
+// save writes the record whole, through a temporary file, so that a crash
+// leaves the old record or the new one.
+func (r *Record) save() error {
+	b, err := json.MarshalIndent(r.List(), "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(r.path), 0o700); err != nil {
+		return fmt.Errorf("cannot save the trusted recipes: %v", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(r.path), ".trusted-*")
+	if err != nil {
+		return fmt.Errorf("cannot save the trusted recipes: %v", err)
+	}
+	_, werr := tmp.Write(append(b, '\n'))
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), r.path)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("cannot save the trusted recipes in %s: %v", r.path, werr)
+	}
+	return nil
+}

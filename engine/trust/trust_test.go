@@ -1,0 +1,64 @@
+package trust
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestRecordStates(t *testing.T) {
+	dir := t.TempDir()
+	recipe, lib := filepath.Join(dir, "rein.jsonnet"), filepath.Join(dir, "lib.libsonnet")
+	os.WriteFile(recipe, []byte("{}"), 0o644)
+	os.WriteFile(lib, []byte("{ a: 1 }"), 0o644)
+	path := filepath.Join(dir, "state", FileName)
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp, files, err := Fingerprint(recipe, []string{lib, lib})
+	if err != nil || len(files) != 2 {
+		t.Fatalf("fingerprint: %v %v", files, err)
+	}
+	if r.State(recipe, fp) != New {
+		t.Error("an empty record approves")
+	}
+	if err := r.Trust(recipe, fp, files); err != nil {
+		t.Fatal(err)
+	}
+	// Saved and read back.
+	if r, err = Open(path); err != nil || r.State(recipe, fp) != Trusted {
+		t.Fatalf("reopened: %v %v", r.List(), err)
+	}
+	// A change to an import changes the fingerprint.
+	os.WriteFile(lib, []byte("{ a: 2 }"), 0o644)
+	if fp2, _, _ := Fingerprint(recipe, []string{lib}); fp2 == fp || r.State(recipe, fp2) != Changed {
+		t.Error("an import's change kept the approval")
+	}
+	// The order imports are listed in does not matter.
+	other := filepath.Join(dir, "other.libsonnet")
+	os.WriteFile(other, nil, 0o644)
+	a, _, _ := Fingerprint(recipe, []string{lib, other})
+	b, _, _ := Fingerprint(recipe, []string{other, lib})
+	if a != b {
+		t.Error("import order changes the fingerprint")
+	}
+	if had, err := r.Forget(recipe); !had || err != nil || len(r.List()) != 0 {
+		t.Errorf("forget: %v %v", had, err)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 1 {
+		t.Errorf("temporary files left: %v", entries)
+	}
+}
+
+func TestDamagedRecordIsAnError(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	os.WriteFile(path, []byte("[{"), 0o600)
+	if _, err := Open(path); err == nil || !strings.Contains(err.Error(), path) {
+		t.Errorf("damaged record: %v", err)
+	}
+	if _, _, err := Fingerprint(filepath.Join(t.TempDir(), "missing"), nil); err == nil {
+		t.Error("a missing recipe has a fingerprint")
+	}
+}
