@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/alecthomas/kong"
+	"golang.org/x/term"
 
 	"github.com/reinsh/rein/engine/sandbox"
 	"github.com/reinsh/rein/recipes"
@@ -113,8 +114,9 @@ func main() {
 	// rein is short-lived and its heap small and bounded (output is capped):
 	// collecting less often saves about a millisecond per run.
 	debug.SetGCPercent(400)
-	st, _ := os.Stdin.Stat()
-	terminal := st != nil && st.Mode()&os.ModeCharDevice != 0
+	// A terminal, not any character device: /dev/null is one too, and a
+	// prompt there reads nothing.
+	terminal := term.IsTerminal(int(os.Stdin.Fd()))
 	os.Exit(run(os.Args[1:], &env{stdin: os.Stdin, stdinTerminal: terminal, stdout: os.Stdout, stderr: os.Stderr}))
 }
 
