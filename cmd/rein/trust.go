@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/reinsh/rein/engine/recipe"
@@ -103,58 +104,79 @@ func discoveryDir(g *Globals) string {
 	return wd
 }
 
+// approvalCheck is the repository recipe as it is now, and what the
+// approvals say of it.
+type approvalCheck struct {
+	path, fingerprint string
+	files             []string
+	record            *trust.Record
+	state             trust.State
+}
+
+// checkApproval looks the repository recipe the loaded recipe was merged
+// from up in the approvals; nil when there is none (no rein.jsonnet, or a
+// preset in its place).
+func checkApproval(g *Globals, r *recipe.Recipe) (*approvalCheck, error) {
+	if g.Preset != "" {
+		return nil, nil
+	}
+	path, ok := recipe.FindRepository(discoveryDir(g))
+	if !ok || !slices.Contains(r.Sources, path) {
+		return nil, nil
+	}
+	c := &approvalCheck{path: path}
+	var err error
+	if c.record, err = trust.Open(trustPath()); err != nil {
+		return nil, err
+	}
+	if c.fingerprint, c.files, err = trust.Fingerprint(path, r.Imports); err != nil {
+		return nil, err
+	}
+	c.state = c.record.State(path, c.fingerprint)
+	return c, nil
+}
+
 // requireTrust lets a command that runs things go on only under a
 // repository recipe someone approved as it is now: asking in a terminal,
 // refusing elsewhere with what to do.
 func requireTrust(g *Globals, r *recipe.Recipe, e *env) error {
-	path, ok := repositoryRecipe(g, r)
-	if !ok || ciApproves() {
+	if ciApproves() {
 		return nil
 	}
-	rec, err := trust.Open(trustPath())
-	if err != nil {
+	c, err := checkApproval(g, r)
+	if err != nil || c == nil || c.state == trust.Trusted {
 		return err
-	}
-	fp, files, err := trust.Fingerprint(path, r.Imports)
-	if err != nil {
-		return err
-	}
-	state := rec.State(path, fp)
-	if state == trust.Trusted {
-		return nil
 	}
 	why := map[trust.State]string{
 		trust.New:     "rein has not seen it on this machine",
 		trust.Changed: "it (or a file it imports) changed since it was approved",
-	}[state]
+	}[c.state]
 	if !e.stdinTerminal {
-		fmt.Fprintf(e.stderr, "rein: the recipe %s is not approved: %s. It decides what commands may run here (it allows: %s). Read it (rein compile shows what it allows), then run rein trust; or use --preset readonly to run without it.\n", path, why, recipeSummary(r))
+		fmt.Fprintf(e.stderr, "rein: the recipe %s is not approved: %s. It decides what commands may run here (it allows: %s). Read it (rein compile shows what it allows), then run rein trust; or use --preset readonly to run without it.\n", c.path, why, recipeSummary(r))
 		return codeError(exitUsage)
 	}
-	fmt.Fprintf(e.stderr, "rein: %s decides what commands may run here, and %s.\n  it allows: %s\nApprove it as it is now? [y/N] ", path, why, recipeSummary(r))
+	fmt.Fprintf(e.stderr, "rein: %s decides what commands may run here, and %s.\n  it allows: %s\nApprove it as it is now? [y/N] ", c.path, why, recipeSummary(r))
 	if answer := readLine(e.stdin); answer != "y" && answer != "yes" {
 		fmt.Fprintln(e.stderr, "rein: not approved; nothing was run (rein trust approves it later)")
 		return codeError(exitUsage)
 	}
-	return rec.Trust(path, fp, files)
+	return c.record.Trust(c.path, c.fingerprint, c.files)
 }
 
-// repositoryRecipe is the discovered repository recipe the loaded recipe
-// was merged from, if any (a preset replaces it).
-func repositoryRecipe(g *Globals, r *recipe.Recipe) (string, bool) {
-	if g.Preset != "" {
-		return "", false
+// approval says whether the repository recipe is approved, for rein doctor.
+func approval(g *Globals, r *recipe.Recipe) (path, state string) {
+	c, err := checkApproval(g, r)
+	switch {
+	case err != nil:
+		return "?", err.Error()
+	case c == nil:
+		return "", ""
+	case c.state == trust.Trusted:
+		return c.path, "yes"
+	case ciApproves():
+		return c.path, "by CI=true (" + c.state.String() + " to rein)"
 	}
-	path, ok := recipe.FindRepository(discoveryDir(g))
-	if !ok {
-		return "", false
-	}
-	for _, s := range r.Sources {
-		if s == path {
-			return path, true
-		}
-	}
-	return "", false
+	return c.path, "no, " + c.state.String() + " — rein ask, exec, run and mcp ask first; rein trust approves it"
 }
 
 func ciApproves() bool {

@@ -39,6 +39,9 @@ func TestUnapprovedRecipeRunsNothing(t *testing.T) {
 			t.Errorf("%s was made under an unapproved recipe", f)
 		}
 	}
+	if out, _, _ := rein(t, dir, "", "doctor"); !strings.Contains(out, "approved:    no, new") {
+		t.Errorf("doctor does not say the recipe is not approved:\n%s", out)
+	}
 	for _, args := range [][]string{{"check", "touch made"}, {"exec", "--dry-run", "touch made"}, {"run"}, {"--preset", "readonly", "exec", "ls"}} {
 		if _, stderr, code := rein(t, dir, "", args...); code != exitOK {
 			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
