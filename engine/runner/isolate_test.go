@@ -173,11 +173,11 @@ func TestAddressSpaceLimitBindsTheProgram(t *testing.T) {
 func BenchmarkSandboxedProgram(b *testing.B) {
 	for _, isolate := range []bool{false, true} {
 		b.Run(map[bool]string{false: "landlock", true: "landlock+namespaces"}[isolate], func(b *testing.B) {
-			r, _ := sandboxedWith(b, `{ commands: [{ command: 'true' }] }`, nil, func(c *sandbox.Config) {
-				if isolate && !c.Isolate {
+			r, _ := sandboxedWith(b, `{ commands: [{ command: 'true' }] }`, nil, func(o *runner.Options) {
+				if isolate && !o.Sandbox.Isolate {
 					b.Skip("no namespaces here")
 				}
-				c.Isolate = isolate
+				o.Sandbox.Isolate = isolate
 			})
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
@@ -239,5 +239,22 @@ func TestNamespaceSkipsMissingPlaces(t *testing.T) {
 	res := r.Run(context.Background(), "./ok.sh", runner.RunOptions{})
 	if res.Stdout != "ok\n" || !strings.Contains(res.Stderr, "Read-only file system") {
 		t.Errorf("exit %d, stdout %q, stderr %q", res.ExitCode, res.Stdout, res.Stderr)
+	}
+}
+
+// A program that ignores SIGTERM past its grace period is killed with its
+// group; what it left outside the group is killed too (the helper does it
+// before the group kill reaches the helper itself).
+func TestNothingOutlivesATimeout(t *testing.T) {
+	r, dir := sandboxedWith(t, `{ commands: [{ command: './stubborn.sh' }] }`, map[string]string{
+		"stubborn.sh": "#!/bin/sh\ntrap '' TERM\n( setsid sh -c 'trap \"\" TERM; sleep 1; echo late > late.txt' & )\nsleep 30\n",
+	}, func(o *runner.Options) { o.Grace = 100 * time.Millisecond })
+	res := r.Run(context.Background(), "./stubborn.sh", runner.RunOptions{Timeout: 200 * time.Millisecond})
+	if !res.TimedOut {
+		t.Fatalf("not timed out: exit %d, stderr %q", res.ExitCode, res.Stderr)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	if _, err := os.Stat(filepath.Join(dir, "late.txt")); err == nil {
+		t.Error("a process the command started wrote after it timed out")
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"os/exec"
 	"syscall"
+
+	"github.com/reinsh/rein/engine/sandbox"
 )
 
 // group is a started process and its process group.
@@ -29,7 +31,11 @@ func startInGroup(cmd *exec.Cmd) (*group, error) {
 
 func (g *group) terminate() { _ = syscall.Kill(-g.pid, syscall.SIGTERM) }
 func (g *group) kill()      { _ = syscall.Kill(-g.pid, syscall.SIGKILL) }
-func (g *group) close()     {}
+
+// endSupervised asks the sandbox helper leading the group to kill its
+// program and everything the program left, in the group or not.
+func (g *group) endSupervised() { _ = syscall.Kill(g.pid, sandbox.EndSignal) }
+func (g *group) close()         {}
 
 // exitCode is the shell's view of how a process ended: its status, or
 // 128+N when signal N killed it.

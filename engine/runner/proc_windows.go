@@ -44,6 +44,9 @@ func (g *group) terminate() { _ = windows.TerminateJobObject(g.job, 1) }
 func (g *group) kill()      { _ = windows.TerminateJobObject(g.job, 1) }
 func (g *group) close()     { windows.CloseHandle(g.job) }
 
+// endSupervised does nothing: the job object ends every process at once.
+func (g *group) endSupervised() {}
+
 func exitCode(err error) int {
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {

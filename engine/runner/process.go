@@ -37,6 +37,10 @@ type outcome struct {
 	limit string // the resource limit that stopped it, if one did
 }
 
+// helperGrace is how long a supervising sandbox helper gets to kill what
+// its program left before its group is killed (with the helper in it).
+const helperGrace = 500 * time.Millisecond
+
 // ioDelay is how long a finished command's output pipes may stay open
 // (held by a leftover background child) before rein stops waiting.
 const ioDelay = time.Second
@@ -148,6 +152,17 @@ func (p process) start(ctx context.Context, path string, argv, env []string, box
 		case err = <-done:
 			g.kill()
 		case <-time.After(p.grace):
+			if box.Supervised() {
+				// The helper kills the program and what it left outside
+				// the group too, then ends; the group kill is for the rest.
+				g.endSupervised()
+				select {
+				case err = <-done:
+					g.kill()
+					return exitCode(err), nil
+				case <-time.After(helperGrace):
+				}
+			}
 			g.kill()
 			err = <-done
 		}

@@ -24,8 +24,9 @@ func sandboxed(t *testing.T, recipeText string, scripts map[string]string) (*run
 	return sandboxedWith(t, recipeText, scripts, nil)
 }
 
-// sandboxedWith is sandboxed with the sandbox changed by change.
-func sandboxedWith(t testing.TB, recipeText string, scripts map[string]string, change func(*sandbox.Config)) (*runner.Runner, string) {
+// sandboxedWith is sandboxed with the runner's options (the sandbox
+// among them) changed by change.
+func sandboxedWith(t testing.TB, recipeText string, scripts map[string]string, change func(*runner.Options)) (*runner.Runner, string) {
 	t.Helper()
 	if runtime.GOOS != "linux" {
 		t.Skip("the kernel sandbox is Linux's Landlock")
@@ -43,10 +44,11 @@ func sandboxedWith(t testing.TB, recipeText string, scripts map[string]string, c
 	if err != nil || warning != "" || cfg == nil {
 		t.Fatalf("sandbox: %v %q", err, warning)
 	}
+	opts := runner.Options{Sandbox: cfg, Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}}
 	if change != nil {
-		change(cfg)
+		change(&opts)
 	}
-	return runner.New(p, runner.Options{Sandbox: cfg, Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}}), dir
+	return runner.New(p, opts), dir
 }
 
 // An allowed command, and a script it starts, cannot write outside the

@@ -42,7 +42,7 @@ func Main(args []string) {
 		fail("bad sandbox config: " + err.Error())
 	}
 	path, argv := args[1], args[2:]
-	confined := c.Mode == "workspace-write" || c.Mode == "read-only"
+	confined := c.Supervised()
 	if c.Isolate {
 		if err := mountPlaces(c); err != nil {
 			fail(err.Error())

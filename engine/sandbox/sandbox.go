@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -187,6 +188,12 @@ func expandPath(p string) string {
 		p = filepath.Join(home, strings.TrimPrefix(p, "~"))
 	}
 	return filepath.Clean(p)
+}
+
+// Supervised reports whether the helper stays as the program's supervisor
+// (see supervise): on Linux, under a sandbox mode.
+func (c *Config) Supervised() bool {
+	return c != nil && runtime.GOOS == "linux" && (c.Mode == "workspace-write" || c.Mode == "read-only")
 }
 
 // WithoutNamespaces is c for a kernel that refused to make the helper's

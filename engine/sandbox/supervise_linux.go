@@ -27,14 +27,18 @@ func supervise(path string, argv []string) int {
 		fail("cannot watch the program's children: " + err.Error())
 	}
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, EndSignal)
 	p, err := os.StartProcess(path, argv, &os.ProcAttr{Env: os.Environ(), Files: []*os.File{os.Stdin, os.Stdout, os.Stderr}})
 	if err != nil {
 		fail(fmt.Sprintf("%s: %v", argv[0], unwrapPathError(err)))
 	}
 	go func() {
 		for s := range sigs {
-			_ = p.Signal(s) // the program may have left the group
+			if s == EndSignal {
+				_ = p.Kill() // then what it left, below
+			} else {
+				_ = p.Signal(s) // the program may have left the group
+			}
 		}
 	}()
 	status := 0
