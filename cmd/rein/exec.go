@@ -31,7 +31,8 @@ its own process group with a timeout, output is capped, and the environment
 is built from the recipe (secrets removed).
 
 Exit status: the command's own; 124 when it timed out; 1 when it was denied;
-3 when it needs confirmation (--yes); 2 on a usage or recipe error.`
+3 when it needs confirmation (--yes); 2 on a usage or recipe error, or when
+the repository's recipe is not approved yet (see rein trust).`
 }
 
 func (c *execCmd) Run(g *Globals, e *env) error {
