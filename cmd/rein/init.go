@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/reinsh/rein/engine/starter"
-	"github.com/reinsh/rein/engine/trust"
 )
 
 type initCmd struct {
@@ -43,7 +42,7 @@ func (c *initCmd) Run(g *Globals, e *env) error {
 		return err
 	}
 	// Written here at the person's request, it is approved as written.
-	rec, err := trust.Open(trustPath())
+	rec, err := openApprovals()
 	if err == nil {
 		_, _, err = approve(rec, path, nil)
 	}

@@ -32,7 +32,10 @@ CI pipeline runs its own repository's recipe) every recipe is approved.`
 }
 
 func (c *trustCmd) Run(g *Globals, e *env) error {
-	rec, err := trust.Open(trustPath())
+	if g.Preset != "" {
+		return fmt.Errorf("rein trust approves the repository's %s, which --preset %s replaces: leave --preset out", recipe.FileName, g.Preset)
+	}
+	rec, err := openApprovals()
 	if err != nil {
 		return err
 	}
@@ -45,7 +48,7 @@ func (c *trustCmd) Run(g *Globals, e *env) error {
 			fmt.Fprintln(e.stdout, "no approved recipes")
 		}
 		for _, t := range list {
-			fmt.Fprintf(e.stdout, "%s  approved %s  (%s)\n", t.Recipe, t.TrustedAt.Format("2006-01-02 15:04"), t.Fingerprint[:12])
+			fmt.Fprintf(e.stdout, "%s  approved %s  (%.12s)\n", t.Recipe, t.TrustedAt.Format("2006-01-02 15:04"), t.Fingerprint)
 		}
 		return nil
 	}
@@ -90,10 +93,14 @@ func approve(rec *trust.Record, path string, imports []string) (fingerprint stri
 	return fingerprint, files, err
 }
 
-// trustPath is where approvals are kept: in rein's state folder (whatever
+// openApprovals opens the approvals, kept in rein's state folder (whatever
 // --db says), which no sandbox grant may hold and rein writes for no model.
-func trustPath() string {
-	return filepath.Join(recipe.StateDir(), trust.FileName)
+func openApprovals() (*trust.Record, error) {
+	state := recipe.StateDir()
+	if state == "" {
+		return nil, fmt.Errorf("rein has no state folder to keep approved recipes in (no home folder and no XDG_STATE_HOME); set XDG_STATE_HOME")
+	}
+	return trust.Open(filepath.Join(state, trust.FileName))
 }
 
 func discoveryDir(g *Globals) string {
@@ -126,7 +133,7 @@ func checkApproval(g *Globals, r *recipe.Recipe) (*approvalCheck, error) {
 	}
 	c := &approvalCheck{path: path}
 	var err error
-	if c.record, err = trust.Open(trustPath()); err != nil {
+	if c.record, err = openApprovals(); err != nil {
 		return nil, err
 	}
 	if c.fingerprint, c.files, err = trust.Fingerprint(path, r.Imports); err != nil {

@@ -148,3 +148,21 @@ func TestInitApprovesItsRecipe(t *testing.T) {
 		t.Errorf("exec after init: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// rein trust approves the repository recipe only, and a hand-edited
+// approvals file does not crash the listing.
+func TestTrustEdges(t *testing.T) {
+	dir := untrustedRepo(t)
+	if _, stderr, code := rein(t, dir, "", "--preset", "readonly", "trust"); code != exitUsage || !strings.Contains(stderr, "leave --preset out") {
+		t.Errorf("trust --preset: %d %q", code, stderr)
+	}
+	if _, stderr, code := rein(t, t.TempDir(), "", "trust"); code != exitUsage || !strings.Contains(stderr, "nothing to approve") {
+		t.Errorf("trust without a recipe: %d %q", code, stderr)
+	}
+	state := filepath.Join(os.Getenv("XDG_STATE_HOME"), "rein")
+	os.MkdirAll(state, 0o700)
+	os.WriteFile(filepath.Join(state, "trusted.json"), []byte(`[{"recipe": "/x/rein.jsonnet", "fingerprint": "ab"}]`), 0o600)
+	if out, _, code := rein(t, dir, "", "trust", "--list"); code != exitOK || !strings.Contains(out, "/x/rein.jsonnet") {
+		t.Errorf("list: %d %q", code, out)
+	}
+}
