@@ -192,6 +192,9 @@ type Sandbox struct {
 	Network     string   `json:"network"`
 	Unavailable string   `json:"unavailable"`
 	Write       []string `json:"write,omitempty"` // more writable folders (~ and $VARS expand)
+	// Sockets are local services commands may still reach (sandbox.Config's
+	// HideServices leaves them out).
+	Sockets []string `json:"sockets,omitempty"`
 }
 
 // Tests are commands with their expected decision.

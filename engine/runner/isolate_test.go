@@ -258,3 +258,46 @@ func TestNothingOutlivesATimeout(t *testing.T) {
 		t.Error("a process the command started wrote after it timed out")
 	}
 }
+
+// Behind a local service's socket can be a way out of any sandbox (the
+// session bus has systemd start a program, Docker's socket is root): in its
+// namespace a command finds the user's runtime folder empty, unless the
+// recipe lets it reach that service.
+func TestLocalServicesAreHidden(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("needs python3 to connect to a unix socket")
+	}
+	runtimeDir := t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", runtimeDir)
+	ln, err := net.Listen("unix", filepath.Join(runtimeDir, "bus"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("systemd at your service\n"))
+			c.Close()
+		}
+	}()
+	connect := "#!/bin/sh\nexec python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(s.recv(64).decode().strip())' " + filepath.Join(runtimeDir, "bus") + "\n"
+	for _, tt := range []struct {
+		name, sockets string
+		reached       bool
+	}{
+		{"hidden", "", false},
+		{"allowed by the recipe", `, sockets: ['` + runtimeDir + `']`, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r, _ := namespaced(t, `{ commands: [{ command: './connect.sh' }], sandbox: { mode: 'workspace-write'`+tt.sockets+` } }`, map[string]string{"connect.sh": connect})
+			res := r.Run(context.Background(), "./connect.sh", runner.RunOptions{})
+			if reached := strings.Contains(res.Stdout, "at your service"); reached != tt.reached {
+				t.Errorf("reached the service: %v, want %v (stdout %q, stderr %q)", reached, tt.reached, res.Stdout, res.Stderr)
+			}
+		})
+	}
+}

@@ -100,6 +100,11 @@ func mountPlaces(c Config) error {
 			return err
 		}
 	}
+	for _, p := range c.HideServices {
+		if err := hideService(p); err != nil {
+			return err
+		}
+	}
 	for _, p := range c.ReadOnly {
 		ok, err := bind(p)
 		if err != nil {
@@ -117,6 +122,24 @@ func mountPlaces(c Config) error {
 		if err := unix.Mount("", p, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY|lockedFlags(st.Flags), ""); err != nil {
 			return fmt.Errorf("cannot make %s read-only: %v", p, err)
 		}
+	}
+	return nil
+}
+
+// hideService puts an empty read-only folder over a socket folder, and
+// /dev/null over a socket.
+func hideService(p string) error {
+	st, err := os.Stat(p)
+	if err != nil {
+		return nil // gone since rein looked
+	}
+	if st.IsDir() {
+		err = unix.Mount("tmpfs", p, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,mode=755")
+	} else {
+		err = unix.Mount("/dev/null", p, "", unix.MS_BIND, "")
+	}
+	if err != nil {
+		return fmt.Errorf("cannot hide the local service at %s: %v", p, err)
 	}
 	return nil
 }

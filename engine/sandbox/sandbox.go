@@ -51,6 +51,9 @@ type Config struct {
 	// Pin are folders a command may write in but not rename or remove (the
 	// repository's .git, so that it cannot be remade without ReadOnly).
 	Pin []string `json:"pin,omitempty"`
+	// HideServices are local services' sockets and socket folders the
+	// command finds empty (services.go).
+	HideServices []string `json:"hide_services,omitempty"`
 }
 
 // Limits are resource limits for the executed program (0 = none).
@@ -120,6 +123,9 @@ func FromRecipeWith(r *recipe.Recipe, st Status) (*Config, string, error) {
 		}
 	}
 	c.Hide = hidden(r.Paths.Deny, r.Workspace)
+	if c.Isolate {
+		c.HideServices = serviceSockets(r.Sandbox.Sockets)
+	}
 	return c.keepOwnFoldersOut()
 }
 
@@ -202,7 +208,7 @@ func (c *Config) Supervised() bool {
 // back what a command changed. Where only a network namespace could deny
 // the network, it is an error rather than a run with the network open.
 func (c Config) WithoutNamespaces(st Status) (Config, error) {
-	c.Isolate, c.ReadOnly, c.Pin = false, nil, nil
+	c.Isolate, c.ReadOnly, c.Pin, c.HideServices = false, nil, nil, nil
 	if c.Network && !st.Network {
 		return c, errors.New("the kernel refused the command its own network namespace, and its Landlock cannot restrict the network either, so rein does not run it (the recipe says sandbox.network: deny)")
 	}
@@ -230,6 +236,9 @@ func (c *Config) Describe() string {
 		parts = append(parts, "writes only to the workspace, a private temp folder"+plural(len(c.Write), " and the caches"))
 		if c.Isolate {
 			parts = append(parts, "the recipe, the scripts it allows and .git/hooks read-only")
+		}
+		if len(c.HideServices) > 0 {
+			parts = append(parts, "local services' sockets hidden (D-Bus, systemd, X11, Docker, ssh-agent)")
 		}
 	case "read-only":
 		parts = append(parts, "no writes")

@@ -80,3 +80,24 @@ func TestWritable(t *testing.T) {
 		t.Error("no sandbox: a command writes anywhere")
 	}
 }
+
+// The sockets hidden are those that exist, less what the recipe allows (a
+// folder holding an allowed socket stays as it is).
+func TestServiceSockets(t *testing.T) {
+	runtimeDir := t.TempDir()
+	agent := filepath.Join(t.TempDir(), "agent.1")
+	os.WriteFile(agent, nil, 0o600)
+	t.Setenv("XDG_RUNTIME_DIR", runtimeDir)
+	t.Setenv("SSH_AUTH_SOCK", agent)
+	got := serviceSockets(nil)
+	if !slices.Contains(got, runtimeDir) || !slices.Contains(got, filepath.Dir(agent)) {
+		t.Errorf("hidden: %q", got)
+	}
+	if got := serviceSockets([]string{filepath.Join(runtimeDir, "podman", "podman.sock")}); slices.Contains(got, runtimeDir) {
+		t.Errorf("a folder holding an allowed socket is hidden: %q", got)
+	}
+	t.Setenv("XDG_RUNTIME_DIR", filepath.Join(runtimeDir, "missing"))
+	if got := serviceSockets(nil); slices.Contains(got, filepath.Join(runtimeDir, "missing")) {
+		t.Errorf("a missing folder is listed: %q", got)
+	}
+}

@@ -1,0 +1,56 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"github.com/reinsh/rein/engine/policy"
+)
+
+// Local services. Landlock (before ABI 9) does not stop a program from
+// connecting to a unix socket by its path, and behind some of them is a way
+// out of any sandbox: the session bus asks systemd to start a program
+// (systemd-run --user), Docker's socket is root on the machine, an
+// ssh-agent signs for the user's keys, an X server takes keystrokes. In its
+// own mount namespace a command finds these places empty.
+
+// serviceSockets lists the sockets and socket folders to hide that exist,
+// leaving out those in (or holding) a folder the recipe allows.
+func serviceSockets(allowed []string) []string {
+	uid := strconv.Itoa(os.Getuid())
+	candidates := []string{
+		os.Getenv("XDG_RUNTIME_DIR"), // the session bus, systemd --user, agents, Wayland
+		"/run/user/" + uid,
+		"/run/dbus",      // the system bus
+		"/tmp/.X11-unix", // X servers
+		"/tmp/.ICE-unix",
+		"/run/docker.sock", "/var/run/docker.sock", "/run/podman", "/run/containerd",
+		"/run/snapd.socket", "/run/snapd-snap.socket",
+	}
+	if sock := os.Getenv("SSH_AUTH_SOCK"); sock != "" {
+		candidates = append(candidates, filepath.Dir(sock))
+	}
+	agents, _ := filepath.Glob("/tmp/ssh-*") // other sessions' ssh-agents
+	candidates = append(candidates, agents...)
+	var allow []string
+	for _, a := range allowed {
+		if p := expandPath(a); p != "" {
+			allow = append(allow, p)
+		}
+	}
+	var out []string
+	for _, c := range candidates {
+		if c == "" || !filepath.IsAbs(c) || slices.Contains(out, c) {
+			continue
+		}
+		if slices.ContainsFunc(allow, func(a string) bool { return policy.Inside(c, a) || policy.Inside(a, c) }) {
+			continue
+		}
+		if _, err := os.Stat(c); err == nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
