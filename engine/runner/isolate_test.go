@@ -244,18 +244,23 @@ func TestNamespaceSkipsMissingPlaces(t *testing.T) {
 
 // A program that ignores SIGTERM past its grace period is killed with its
 // group; what it left outside the group is killed too (the helper does it
-// before the group kill reaches the helper itself).
+// before the group kill reaches the helper itself), with the network open
+// or closed (closing it also scopes signals).
 func TestNothingOutlivesATimeout(t *testing.T) {
-	r, dir := sandboxedWith(t, `{ commands: [{ command: './stubborn.sh' }] }`, map[string]string{
-		"stubborn.sh": "#!/bin/sh\ntrap '' TERM\n( setsid sh -c 'trap \"\" TERM; sleep 1; echo late > late.txt' & )\nsleep 30\n",
-	}, func(o *runner.Options) { o.Grace = 100 * time.Millisecond })
-	res := r.Run(context.Background(), "./stubborn.sh", runner.RunOptions{Timeout: 200 * time.Millisecond})
-	if !res.TimedOut {
-		t.Fatalf("not timed out: exit %d, stderr %q", res.ExitCode, res.Stderr)
-	}
-	time.Sleep(1500 * time.Millisecond)
-	if _, err := os.Stat(filepath.Join(dir, "late.txt")); err == nil {
-		t.Error("a process the command started wrote after it timed out")
+	for _, network := range []string{"allow", "deny"} {
+		t.Run(network, func(t *testing.T) {
+			r, dir := sandboxedWith(t, `{ commands: [{ command: './stubborn.sh' }], sandbox: { network: '`+network+`' } }`, map[string]string{
+				"stubborn.sh": "#!/bin/sh\ntrap '' TERM\n( setsid sh -c 'trap \"\" TERM; sleep 1; echo late > late.txt' & )\nsleep 30\n",
+			}, func(o *runner.Options) { o.Grace = 100 * time.Millisecond })
+			res := r.Run(context.Background(), "./stubborn.sh", runner.RunOptions{Timeout: 200 * time.Millisecond})
+			if !res.TimedOut {
+				t.Fatalf("not timed out: exit %d, stderr %q", res.ExitCode, res.Stderr)
+			}
+			time.Sleep(1500 * time.Millisecond)
+			if _, err := os.Stat(filepath.Join(dir, "late.txt")); err == nil {
+				t.Errorf("a process the command started wrote after it timed out: %q", res.Stderr)
+			}
+		})
 	}
 }
 
@@ -299,5 +304,20 @@ func TestLocalServicesAreHidden(t *testing.T) {
 				t.Errorf("reached the service: %v, want %v (stdout %q, stderr %q)", reached, tt.reached, res.Stdout, res.Stderr)
 			}
 		})
+	}
+}
+
+// A command cannot signal processes outside it (rein, the user's other
+// programs), network or not; its own children it can.
+func TestSignalsStayInsideTheCommand(t *testing.T) {
+	if st := sandbox.Probe(); st.LandlockABI < 6 {
+		t.Skipf("Landlock ABI %d cannot scope signals (needs 6)", st.LandlockABI)
+	}
+	r, _ := sandboxed(t, `{ commands: [{ command: './signal.sh' }] }`, map[string]string{
+		"signal.sh": "#!/bin/sh\nsleep 5 & kill $! && echo own child\nkill -0 " + itoa(os.Getpid()) + " && echo reached rein\n",
+	})
+	res := r.Run(context.Background(), "./signal.sh", runner.RunOptions{})
+	if !strings.Contains(res.Stdout, "own child") || strings.Contains(res.Stdout, "reached rein") {
+		t.Errorf("stdout %q, stderr %q", res.Stdout, res.Stderr)
 	}
 }

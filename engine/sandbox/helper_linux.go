@@ -124,10 +124,16 @@ func restrict(c Config) error {
 		rules = append(rules, landlock.RWDirs("/dev/shm").IgnoreIfMissing())
 	}
 	cfg := landlock.V7.BestEffort()
-	if !c.Network {
-		return cfg.RestrictPaths(rules...)
+	if c.Network {
+		return cfg.Restrict(rules...) // no network rules: every TCP connect and bind is refused
 	}
-	return cfg.Restrict(rules...) // no network rules: every TCP connect and bind is refused
+	if err := cfg.RestrictPaths(rules...); err != nil {
+		return err
+	}
+	// Signals and abstract unix sockets stay inside the command (ABI 6):
+	// it cannot kill the user's other programs or rein, nor reach an X
+	// server's abstract socket.
+	return cfg.RestrictScoped()
 }
 
 func applyRlimits(l Limits) error {

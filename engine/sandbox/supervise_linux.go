@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -22,7 +23,13 @@ import (
 // signals that end a command, and when the program ends it kills what is
 // left and returns the program's status (128+N for signal N, as a shell
 // reports it).
+//
+// The program is started, and every signal to it and what it left is sent,
+// from one thread: Landlock was applied to each of the helper's threads on
+// its own, which gives each a domain of its own, and scoped signals do not
+// cross from one domain to another.
 func supervise(path string, argv []string) int {
+	runtime.LockOSThread()
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		fail("cannot watch the program's children: " + err.Error())
 	}
@@ -32,35 +39,39 @@ func supervise(path string, argv []string) int {
 	if err != nil {
 		fail(fmt.Sprintf("%s: %v", argv[0], unwrapPathError(err)))
 	}
-	go func() {
-		for s := range sigs {
+	ended := make(chan syscall.WaitStatus)
+	go func() { // waiting needs no rights over the program: any thread may
+		for {
+			var ws syscall.WaitStatus
+			pid, err := syscall.Wait4(-1, &ws, 0, nil)
+			switch {
+			case errors.Is(err, syscall.EINTR):
+			case err != nil:
+				fail("lost the program: " + err.Error())
+			case pid == p.Pid:
+				ended <- ws
+				return
+			}
+			// else an orphan handed to the helper ended before the program
+		}
+	}()
+	for {
+		select {
+		case s := <-sigs:
 			if s == EndSignal {
 				_ = p.Kill() // then what it left, below
 			} else {
 				_ = p.Signal(s) // the program may have left the group
 			}
-		}
-	}()
-	status := 0
-	for {
-		var ws syscall.WaitStatus
-		pid, err := syscall.Wait4(-1, &ws, 0, nil)
-		if errors.Is(err, syscall.EINTR) {
-			continue
-		}
-		if err != nil {
-			fail("lost the program: " + err.Error())
-		}
-		if pid == p.Pid {
-			if status = ws.ExitStatus(); ws.Signaled() {
+		case ws := <-ended:
+			status := ws.ExitStatus()
+			if ws.Signaled() {
 				status = 128 + int(ws.Signal())
 			}
-			break
+			killLeftovers()
+			return status
 		}
-		// else an orphan handed to the helper ended before the program
 	}
-	killLeftovers()
-	return status
 }
 
 // killLeftovers kills the helper's children until it has none. Orphans of
