@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -319,5 +320,25 @@ func TestSignalsStayInsideTheCommand(t *testing.T) {
 	res := r.Run(context.Background(), "./signal.sh", runner.RunOptions{})
 	if !strings.Contains(res.Stdout, "own child") || strings.Contains(res.Stdout, "reached rein") {
 		t.Errorf("stdout %q, stderr %q", res.Stdout, res.Stderr)
+	}
+}
+
+// Started by hand, without namespaces of its own, the helper mounts
+// nothing: as root its mounts would be the whole machine's.
+func TestHelperMountsOnlyInItsOwnNamespaces(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("Linux's namespaces")
+	}
+	if b, err := os.ReadFile("/proc/self/uid_map"); err != nil || !strings.Contains(string(b), "4294967295") {
+		t.Skip("the tests run in a user namespace of their own")
+	}
+	before, _ := os.ReadFile("/proc/self/mountinfo")
+	cfg := `{"mode":"workspace-write","workspace":"` + t.TempDir() + `","limits":{},"isolate":true,"hide_services":["` + t.TempDir() + `"]}`
+	out, err := exec.Command(os.Args[0], sandbox.HelperArg, cfg, "/bin/true", "true").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "not in namespaces of its own") {
+		t.Errorf("%v: %s", err, out)
+	}
+	if after, _ := os.ReadFile("/proc/self/mountinfo"); string(after) != string(before) {
+		t.Error("the helper changed this machine's mounts")
 	}
 }

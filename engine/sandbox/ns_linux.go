@@ -80,6 +80,11 @@ func NamespacesRefused(err error) bool {
 // restriction, a seccomp filter) leaves them as they are: rein still puts
 // back what a command changed there. Any other failure is an error.
 func mountPlaces(c Config) error {
+	if !ownUserNamespace() {
+		// Started without its namespaces (by hand, or by a bug): as root,
+		// the mounts below would change the whole machine's.
+		return errors.New("the helper is not in namespaces of its own; it will not mount anything")
+	}
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) {
 			return nil
@@ -124,6 +129,22 @@ func mountPlaces(c Config) error {
 		}
 	}
 	return nil
+}
+
+// ownUserNamespace reports whether this process is in a user namespace
+// other than the machine's: the machine's maps every id (4294967295 of
+// them), the helper's only the user's own.
+func ownUserNamespace() bool {
+	b, err := os.ReadFile("/proc/self/uid_map")
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if f := strings.Fields(line); len(f) == 3 && f[2] == "4294967295" {
+			return false
+		}
+	}
+	return true
 }
 
 // hideService puts an empty read-only folder over a socket folder, and
