@@ -257,9 +257,13 @@ func FuzzVet(f *testing.F) {
 				if j := slices.Index(rest, "-"+a); j >= 0 && (i < 0 || j < i) && !strings.HasPrefix(a, "-") {
 					i = j // tar's old bundle (cvf), given its dash
 				}
-				if written, _, _ := strings.Cut(a, "="); i < 0 && strings.HasPrefix(a, "--") {
-					// An abbreviation, written out (--incl=x: --include=x).
-					i = slices.IndexFunc(rest, func(r string) bool { return strings.HasPrefix(r, written) })
+				if written, _, _ := strings.Cut(a, "="); strings.HasPrefix(a, "--") {
+					// An abbreviation, written out (--incl=x: --include=x),
+					// which may come before the same word as an operand
+					// (grep -r --ve -- --ve).
+					if k := slices.IndexFunc(rest, func(r string) bool { return strings.HasPrefix(r, written) }); k >= 0 && (i < 0 || k < i) {
+						i = k
+					}
 				}
 				if i < 0 {
 					t.Fatalf("GuardSearch(%q) = %q lost %q", argv, guarded, a)
