@@ -50,7 +50,7 @@ func (c *askCmd) Run(g *Globals, e *env) error {
 	if err != nil {
 		return err
 	}
-	if err := requireTrust(g, r, e); err != nil {
+	if err := requireTrust(r, e); err != nil {
 		return err
 	}
 	r.Allow = append(r.Allow, c.CommandAllow...)

@@ -28,7 +28,7 @@ func (c *doctorCmd) Run(g *Globals, e *env) error {
 		if cfgErr != nil {
 			report["error"] = cfgErr.Error()
 		}
-		if path, state := approval(g, r); path != "" {
+		if path, state := approval(r); path != "" {
 			report["approval"] = map[string]string{"recipe": path, "state": state}
 		}
 		if warning != "" {
@@ -58,7 +58,7 @@ func (c *doctorCmd) Run(g *Globals, e *env) error {
 		fmt.Fprintln(e.stdout, "processes:   RLIMIT_NPROC (per user; not enforced for root)")
 	}
 	fmt.Fprintf(e.stdout, "recipe:      sandbox.mode %s, network %s, unavailable %s\n", r.Sandbox.Mode, r.Sandbox.Network, r.Sandbox.Unavailable)
-	if path, state := approval(g, r); path != "" {
+	if path, state := approval(r); path != "" {
 		fmt.Fprintf(e.stdout, "approved:    %s (%s)\n", state, path)
 	}
 	switch {

@@ -46,7 +46,7 @@ func (c *execCmd) Run(g *Globals, e *env) error {
 		return err
 	}
 	if !c.DryRun {
-		if err := requireTrust(g, p.Recipe(), e); err != nil {
+		if err := requireTrust(p.Recipe(), e); err != nil {
 			return err
 		}
 	}

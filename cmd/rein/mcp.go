@@ -32,7 +32,7 @@ func (c *mcpCmd) Run(g *Globals, e *env) error {
 		return err
 	}
 	r := p.Recipe()
-	if err := requireTrust(g, r, e); err != nil {
+	if err := requireTrust(r, e); err != nil {
 		return err
 	}
 	st, err := openStore(g)

@@ -55,7 +55,7 @@ func (c *runCmd) Run(g *Globals, e *env) error {
 	if err != nil {
 		return err
 	}
-	if err := requireTrust(g, r, e); err != nil {
+	if err := requireTrust(r, e); err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

@@ -4,11 +4,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/reinsh/rein/engine/recipe"
+	"github.com/reinsh/rein/engine/report"
 	"github.com/reinsh/rein/engine/trust"
 )
 
@@ -52,11 +51,11 @@ func (c *trustCmd) Run(g *Globals, e *env) error {
 		}
 		return nil
 	}
-	path, ok := recipe.FindRepository(discoveryDir(g))
-	if !ok {
-		return fmt.Errorf("no %s here or in a folder above %s: there is nothing to approve", recipe.FileName, discoveryDir(g))
-	}
 	if c.Forget {
+		path, ok := recipe.FindRepository(g.Dir)
+		if !ok {
+			return errNothingToApprove
+		}
 		had, err := rec.Forget(path)
 		switch {
 		case err != nil:
@@ -74,16 +73,23 @@ func (c *trustCmd) Run(g *Globals, e *env) error {
 	if err != nil {
 		return err
 	}
+	path, ok := r.Repository()
+	if !ok {
+		return errNothingToApprove
+	}
 	fp, files, err := approve(rec, path, r.Imports)
 	if err != nil {
 		return err
 	}
+	summary := report.RecipeSummary(r)
 	if c.JSON {
-		return writeJSON(e.stdout, map[string]any{"recipe": path, "fingerprint": fp, "files": files, "allows": recipeSummary(r)}, true)
+		return writeJSON(e.stdout, map[string]any{"recipe": path, "fingerprint": fp, "files": files, "allows": summary}, true)
 	}
-	fmt.Fprintf(e.stdout, "approved %s as it is now (%s)\n  it allows: %s\n", path, plural(len(files), "file"), recipeSummary(r))
+	fmt.Fprintf(e.stdout, "approved %s as it is now (%s)\n  it allows: %s\n", path, report.Count(len(files), "file"), summary)
 	return nil
 }
+
+var errNothingToApprove = fmt.Errorf("no %s in this folder or any above it: there is nothing to approve", recipe.FileName)
 
 // approve records the recipe at path, with its imports, as approved.
 func approve(rec *trust.Record, path string, imports []string) (fingerprint string, files []string, err error) {
@@ -93,22 +99,13 @@ func approve(rec *trust.Record, path string, imports []string) (fingerprint stri
 	return fingerprint, files, err
 }
 
-// openApprovals opens the approvals, kept in rein's state folder (whatever
-// --db says), which no sandbox grant may hold and rein writes for no model.
+// openApprovals opens the approvals (trust.Path), whatever --db says.
 func openApprovals() (*trust.Record, error) {
-	state := recipe.StateDir()
-	if state == "" {
+	path := trust.Path()
+	if path == "" {
 		return nil, fmt.Errorf("rein has no state folder to keep approved recipes in (no home folder and no XDG_STATE_HOME); set XDG_STATE_HOME")
 	}
-	return trust.Open(filepath.Join(state, trust.FileName))
-}
-
-func discoveryDir(g *Globals) string {
-	if g.Dir != "" {
-		return g.Dir
-	}
-	wd, _ := os.Getwd()
-	return wd
+	return trust.Open(path)
 }
 
 // approvalCheck is the repository recipe as it is now, and what the
@@ -123,12 +120,9 @@ type approvalCheck struct {
 // checkApproval looks the repository recipe the loaded recipe was merged
 // from up in the approvals; nil when there is none (no rein.jsonnet, or a
 // preset in its place).
-func checkApproval(g *Globals, r *recipe.Recipe) (*approvalCheck, error) {
-	if g.Preset != "" {
-		return nil, nil
-	}
-	path, ok := recipe.FindRepository(discoveryDir(g))
-	if !ok || !slices.Contains(r.Sources, path) {
+func checkApproval(r *recipe.Recipe) (*approvalCheck, error) {
+	path, ok := r.Repository()
+	if !ok {
 		return nil, nil
 	}
 	c := &approvalCheck{path: path}
@@ -146,11 +140,11 @@ func checkApproval(g *Globals, r *recipe.Recipe) (*approvalCheck, error) {
 // requireTrust lets a command that runs things go on only under a
 // repository recipe someone approved as it is now: asking in a terminal,
 // refusing elsewhere with what to do.
-func requireTrust(g *Globals, r *recipe.Recipe, e *env) error {
+func requireTrust(r *recipe.Recipe, e *env) error {
 	if ciApproves() {
 		return nil
 	}
-	c, err := checkApproval(g, r)
+	c, err := checkApproval(r)
 	if err != nil || c == nil || c.state == trust.Trusted {
 		return err
 	}
@@ -158,11 +152,12 @@ func requireTrust(g *Globals, r *recipe.Recipe, e *env) error {
 		trust.New:     "rein has not seen it on this machine",
 		trust.Changed: "it (or a file it imports) changed since it was approved",
 	}[c.state]
+	summary := report.RecipeSummary(r)
 	if !e.stdinTerminal {
-		fmt.Fprintf(e.stderr, "rein: the recipe %s is not approved: %s. It decides what commands may run here (it allows: %s). Read it (rein compile shows what it allows), then run rein trust; or use --preset readonly to run without it.\n", c.path, why, recipeSummary(r))
+		fmt.Fprintf(e.stderr, "rein: the recipe %s is not approved: %s. It decides what commands may run here (it allows: %s). Read it (rein compile shows what it allows), then run rein trust; or use --preset readonly to run without it.\n", c.path, why, summary)
 		return codeError(exitUsage)
 	}
-	fmt.Fprintf(e.stderr, "rein: %s decides what commands may run here, and %s.\n  it allows: %s\nApprove it as it is now? [y/N] ", c.path, why, recipeSummary(r))
+	fmt.Fprintf(e.stderr, "rein: %s decides what commands may run here, and %s.\n  it allows: %s\nApprove it as it is now? [y/N] ", c.path, why, summary)
 	if answer := readLine(e.stdin); answer != "y" && answer != "yes" {
 		fmt.Fprintln(e.stderr, "rein: not approved; nothing was run (rein trust approves it later)")
 		return codeError(exitUsage)
@@ -171,8 +166,8 @@ func requireTrust(g *Globals, r *recipe.Recipe, e *env) error {
 }
 
 // approval says whether the repository recipe is approved, for rein doctor.
-func approval(g *Globals, r *recipe.Recipe) (path, state string) {
-	c, err := checkApproval(g, r)
+func approval(r *recipe.Recipe) (path, state string) {
+	c, err := checkApproval(r)
 	switch {
 	case err != nil:
 		return "?", err.Error()
@@ -189,27 +184,6 @@ func approval(g *Globals, r *recipe.Recipe) (path, state string) {
 func ciApproves() bool {
 	v := strings.ToLower(os.Getenv("CI"))
 	return v == "true" || v == "1"
-}
-
-// recipeSummary says in one line what a recipe lets commands do.
-func recipeSummary(r *recipe.Recipe) string {
-	parts := []string{fmt.Sprintf("%s, %s, %s", plural(len(r.Commands), "catalog command"), plural(len(r.Allow), "allow rule"), plural(len(r.Tasks), "task"))}
-	if r.Default != "" && r.Default != "deny" {
-		parts = append(parts, "anything else: "+r.Default)
-	}
-	sandbox := "sandbox " + r.Sandbox.Mode
-	if r.Sandbox.Mode == "off" {
-		sandbox = "NO SANDBOX"
-	}
-	parts = append(parts, sandbox, "network "+r.Sandbox.Network)
-	return strings.Join(parts, "; ")
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // readLine reads one line byte by byte, so that nothing after it is taken

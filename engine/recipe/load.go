@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -142,6 +143,14 @@ func UserRecipePath() string {
 		return ""
 	}
 	return filepath.Join(dir, "rein", "recipe.jsonnet")
+}
+
+// Repository is the repository recipe this one was merged from: the
+// discovered rein.jsonnet of its workspace, when discovery found one (a
+// preset replaces it).
+func (r *Recipe) Repository() (string, bool) {
+	p := filepath.Join(r.Workspace, FileName)
+	return p, slices.Contains(r.Sources, p)
 }
 
 // FindRepository walks up from dir to the nearest rein.jsonnet.

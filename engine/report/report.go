@@ -151,3 +151,26 @@ func Tasks(w io.Writer, r *recipe.Recipe) {
 		}
 	}
 }
+
+// RecipeSummary says in one line what a recipe lets commands do (for the
+// prompt that asks a person to approve it).
+func RecipeSummary(r *recipe.Recipe) string {
+	parts := []string{fmt.Sprintf("%s, %s, %s", Count(len(r.Commands), "catalog command"), Count(len(r.Allow), "allow rule"), Count(len(r.Tasks), "task"))}
+	if r.Default != "" && r.Default != "deny" {
+		parts = append(parts, "anything else: "+r.Default)
+	}
+	sandbox := "sandbox " + r.Sandbox.Mode
+	if r.Sandbox.Mode == "off" {
+		sandbox = "NO SANDBOX"
+	}
+	parts = append(parts, sandbox, "network "+r.Sandbox.Network)
+	return strings.Join(parts, "; ")
+}
+
+// Count is "1 file", "3 files".
+func Count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"runtime"
 
-	"github.com/reinsh/rein/engine/recipe"
 	"github.com/reinsh/rein/engine/trust"
 )
 
@@ -33,8 +32,8 @@ func (k *keptFiles) keepStartup() {
 	file(filepath.Join(".ssh", "config"), "ssh runs the commands it names")
 	file(filepath.Join(".ssh", "authorized_keys"), "it says who may log in to this machine")
 	k.configs = append(k.configs, kept{path: filepath.Join(home, ".gitconfig")}, kept{path: filepath.Join(home, ".config", "git", "config")})
-	if state := recipe.StateDir(); state != "" {
-		k.files = append(k.files, kept{path: filepath.Join(state, trust.FileName), why: "it says which repository recipes you approved"})
+	if approvals := trust.Path(); approvals != "" {
+		k.files = append(k.files, kept{path: approvals, why: "it says which repository recipes you approved"})
 	}
 	switch runtime.GOOS {
 	case "darwin":

@@ -20,10 +20,23 @@ import (
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/reinsh/rein/engine/recipe"
 )
 
 // FileName is the approvals file's name in rein's state folder.
 const FileName = "trusted.json"
+
+// Path is the approvals file in rein's state folder, which no sandbox
+// grant may hold and rein writes for no model; "" when there is no state
+// folder (no home folder and no XDG_STATE_HOME).
+func Path() string {
+	state := recipe.StateDir()
+	if state == "" {
+		return ""
+	}
+	return filepath.Join(state, FileName)
+}
 
 // State is what the record says of a recipe as it is now.
 type State int
