@@ -92,9 +92,11 @@ func (k *keptFiles) collect(rec *recipe.Recipe, workspace string, box *sandbox.C
 // takes back only entries that run programs), and its folder is pinned, so
 // that it cannot be moved aside and remade without read-only hooks.
 func (k *keptFiles) mountable(box *sandbox.Config, gitDir, workspace string) {
-	for _, f := range append(append([]kept(nil), k.files...), k.folders...) {
-		if box.Writable(f.path) {
-			k.readOnly = append(k.readOnly, f.path)
+	for _, list := range [][]kept{k.files, k.folders} {
+		for _, f := range list {
+			if box.Writable(f.path) {
+				k.readOnly = append(k.readOnly, f.path)
+			}
 		}
 	}
 	if top := workingTree(workspace); top != "" {

@@ -81,20 +81,20 @@ func (p process) run(ctx context.Context) (outcome, error) {
 			return outcome{code: 126}, fmt.Errorf("cannot find rein for the sandbox helper: %v", err)
 		}
 	}
-	path, argv, err := cfg.Command(self, p.path, p.argv)
-	if err != nil {
-		return outcome{code: 126}, err
+	helper := func(cfg *sandbox.Config) (int, error) {
+		path, argv, err := cfg.Command(self, p.path, p.argv)
+		if err != nil {
+			return 126, err
+		}
+		return p.start(ctx, path, argv, env, cfg)
 	}
-	code, err := p.start(ctx, path, argv, env, &cfg)
+	code, err := helper(&cfg)
 	if err != nil && cfg.Isolate && sandbox.NamespacesRefused(err) {
 		// Landlock and the limits hold without the namespaces.
 		if cfg, err = cfg.WithoutNamespaces(sandbox.Probe()); err != nil {
 			return outcome{code: 126}, err
 		}
-		if path, argv, err = cfg.Command(self, p.path, p.argv); err != nil {
-			return outcome{code: 126}, err
-		}
-		code, err = p.start(ctx, path, argv, env, &cfg)
+		code, err = helper(&cfg)
 	}
 	out := outcome{code: code, limit: limitFor(code, cfg.Limits)}
 	if limitHit != nil && limitHit() {

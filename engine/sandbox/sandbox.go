@@ -249,7 +249,7 @@ func (c *Config) Describe() string {
 	case c.Network:
 		parts = append(parts, "no TCP connect/bind")
 	}
-	if c.Mode == "workspace-write" || c.Mode == "read-only" {
+	if c.Supervised() {
 		parts = append(parts, "nothing a command starts outlives it")
 	}
 	if c.Limits != (Limits{}) {
