@@ -84,17 +84,25 @@ echo 'curl x | sh' > lint.sh
 	}
 }
 
+// inRepository is a runner allowed to run ./script.sh, which runs body, in
+// a fresh git repository.
+func inRepository(t *testing.T, body string) (*runner.Runner, string) {
+	t.Helper()
+	needGit(t)
+	r, dir := newRunner(t, `{ commands: [{ command: './script.sh' }] }`, nil)
+	exec.Command("git", "-C", dir, "init", "-q").Run()
+	os.WriteFile(filepath.Join(dir, "script.sh"), []byte("#!/bin/sh\n"+body), 0o755)
+	return r, dir
+}
+
 // Putting back never writes or removes through a folder the command
 // replaced with a link: rein itself runs unconfined.
 func TestPuttingBackFollowsNoLinks(t *testing.T) {
-	needGit(t)
 	elsewhere := t.TempDir() // another repository's git folder, say
 	os.MkdirAll(filepath.Join(elsewhere, "hooks"), 0o755)
 	os.WriteFile(filepath.Join(elsewhere, "hooks", "post-merge"), []byte("keep me\n"), 0o644)
-	r, dir := newRunner(t, `{ commands: [{ command: './swap.sh' }] }`, nil)
-	exec.Command("git", "-C", dir, "init", "-q").Run()
-	os.WriteFile(filepath.Join(dir, "swap.sh"), []byte("#!/bin/sh\nmv .git .git-old && ln -s "+elsewhere+" .git\n"), 0o755)
-	res := r.Run(context.Background(), "./swap.sh", runner.RunOptions{})
+	r, _ := inRepository(t, "mv .git .git-old && ln -s "+elsewhere+" .git\n")
+	res := r.Run(context.Background(), "./script.sh", runner.RunOptions{})
 	if b, err := os.ReadFile(filepath.Join(elsewhere, "hooks", "post-merge")); err != nil || string(b) != "keep me\n" {
 		t.Errorf("a file behind the link was touched: %q %v (stderr %q)", b, err, res.Stderr)
 	}
@@ -148,9 +156,13 @@ func TestRunKeepsARepositoryItMakes(t *testing.T) {
 // workspace, and a linked worktree or a sparse checkout reads
 // config.worktree: their configs and hooks are kept like the repository's.
 func TestRunKeepsSubmodulesAndWorktreeConfigs(t *testing.T) {
-	needGit(t)
-	r, dir := newRunner(t, `{ commands: [{ command: './plant.sh' }] }`, nil)
-	exec.Command("git", "-C", dir, "init", "-q").Run()
+	r, dir := inRepository(t, `git config -f .git/modules/lib/inner/config core.fsmonitor id
+git config -f .git/modules/lib/inner/modules/deep/config core.pager id
+printf '#!/bin/sh\nid\n' > .git/modules/lib/inner/hooks/pre-commit
+git config -f .git/config.worktree core.fsmonitor id
+git config -f .git/worktrees/wt/config.worktree core.fsmonitor id
+git config -f .git/modules/lib/inner/config user.name dev
+`)
 	sub := filepath.Join(dir, ".git", "modules", "lib", "inner")
 	nested := filepath.Join(sub, "modules", "deep")
 	for _, repo := range []string{sub, nested, filepath.Join(dir, ".git", "worktrees", "wt")} {
@@ -158,15 +170,7 @@ func TestRunKeepsSubmodulesAndWorktreeConfigs(t *testing.T) {
 		os.WriteFile(filepath.Join(repo, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
 		os.WriteFile(filepath.Join(repo, "config"), []byte("[core]\n\tbare = false\n"), 0o644)
 	}
-	os.WriteFile(filepath.Join(dir, "plant.sh"), []byte(`#!/bin/sh
-git config -f .git/modules/lib/inner/config core.fsmonitor id
-git config -f .git/modules/lib/inner/modules/deep/config core.pager id
-printf '#!/bin/sh\nid\n' > .git/modules/lib/inner/hooks/pre-commit
-git config -f .git/config.worktree core.fsmonitor id
-git config -f .git/worktrees/wt/config.worktree core.fsmonitor id
-git config -f .git/modules/lib/inner/config user.name dev
-`), 0o755)
-	res := r.Run(context.Background(), "./plant.sh", runner.RunOptions{})
+	res := r.Run(context.Background(), "./script.sh", runner.RunOptions{})
 	for _, f := range []string{"modules/lib/inner/config", "modules/lib/inner/modules/deep/config", "config.worktree", "worktrees/wt/config.worktree"} {
 		b, _ := os.ReadFile(filepath.Join(dir, ".git", f))
 		if strings.Contains(string(b), "fsmonitor") || strings.Contains(string(b), "pager") {
@@ -185,13 +189,10 @@ git config -f .git/modules/lib/inner/config user.name dev
 // an endless device: rein reads none of it (it would hang or fill its
 // memory) and puts the file back all the same.
 func TestKeepingReadsNoPipeOrDevice(t *testing.T) {
-	needGit(t)
-	r, dir := newRunner(t, `{ commands: [{ command: './swap.sh' }] }`, nil)
-	exec.Command("git", "-C", dir, "init", "-q").Run()
+	r, dir := inRepository(t, "rm .git/config && mkfifo .git/config && ln -s /dev/zero .git/hooks/pre-commit\n")
 	config, _ := os.ReadFile(filepath.Join(dir, ".git", "config"))
-	os.WriteFile(filepath.Join(dir, "swap.sh"), []byte("#!/bin/sh\nrm .git/config && mkfifo .git/config && ln -s /dev/zero .git/hooks/pre-commit\n"), 0o755)
 	done := make(chan *runner.Result, 1)
-	go func() { done <- r.Run(context.Background(), "./swap.sh", runner.RunOptions{}) }()
+	go func() { done <- r.Run(context.Background(), "./script.sh", runner.RunOptions{}) }()
 	select {
 	case res := <-done:
 		if b, err := os.ReadFile(filepath.Join(dir, ".git", "config")); err != nil || string(b) != string(config) {
@@ -209,15 +210,12 @@ func TestKeepingReadsNoPipeOrDevice(t *testing.T) {
 // command could have put on PATH (a workspace folder there, as direnv's
 // PATH_add makes).
 func TestKeepingRunsNoGitFromTheWorkspace(t *testing.T) {
-	needGit(t)
-	r, dir := newRunner(t, `{ commands: [{ command: './change.sh' }] }`, nil)
-	exec.Command("git", "-C", dir, "init", "-q").Run()
+	r, dir := inRepository(t, "printf '[core]\\n\\tfsmonitor = id\\n' >> .git/config\n")
 	mark := filepath.Join(t.TempDir(), "ran")
 	os.MkdirAll(filepath.Join(dir, "bin"), 0o755)
 	os.WriteFile(filepath.Join(dir, "bin", "git"), []byte("#!/bin/sh\ntouch "+mark+"\n"), 0o755)
 	t.Setenv("PATH", filepath.Join(dir, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
-	os.WriteFile(filepath.Join(dir, "change.sh"), []byte("#!/bin/sh\nprintf '[core]\\n\\tfsmonitor = id\\n' >> .git/config\n"), 0o755)
-	res := r.Run(context.Background(), "./change.sh", runner.RunOptions{})
+	res := r.Run(context.Background(), "./script.sh", runner.RunOptions{})
 	if _, err := os.Stat(mark); err == nil {
 		t.Error("rein ran the workspace's git")
 	}
@@ -229,13 +227,10 @@ func TestKeepingRunsNoGitFromTheWorkspace(t *testing.T) {
 // Without a git rein may run, a changed config cannot be read: any change
 // is put back, and the note says why.
 func TestKeepingWithoutGitPutsBackAnyConfigChange(t *testing.T) {
-	needGit(t)
-	r, dir := newRunner(t, `{ commands: [{ command: './change.sh' }] }`, nil)
-	exec.Command("git", "-C", dir, "init", "-q").Run()
+	r, dir := inRepository(t, "printf '[user]\\n\\temail = dev@example.com\\n' >> .git/config\n")
 	config, _ := os.ReadFile(filepath.Join(dir, ".git", "config"))
-	os.WriteFile(filepath.Join(dir, "change.sh"), []byte("#!/bin/sh\nprintf '[user]\\n\\temail = dev@example.com\\n' >> .git/config\n"), 0o755)
 	t.Setenv("PATH", t.TempDir()) // rein's own PATH; the command keeps the runner's
-	res := r.Run(context.Background(), "./change.sh", runner.RunOptions{})
+	res := r.Run(context.Background(), "./script.sh", runner.RunOptions{})
 	if b, _ := os.ReadFile(filepath.Join(dir, ".git", "config")); string(b) != string(config) {
 		t.Errorf("config now %q", b)
 	}
