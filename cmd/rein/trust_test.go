@@ -166,3 +166,28 @@ func TestTrustEdges(t *testing.T) {
 		t.Errorf("list: %d %q", code, out)
 	}
 }
+
+// Where approvals cannot be kept, nothing is approved and the person is
+// told why; rein init still writes its recipe and says to approve it.
+func TestApprovalsThatCannotBeKept(t *testing.T) {
+	dir := untrustedRepo(t)
+	blocked := filepath.Join(t.TempDir(), "a-file")
+	os.WriteFile(blocked, nil, 0o600)
+	t.Setenv("XDG_STATE_HOME", blocked) // its rein folder cannot be made
+	if _, stderr, code := rein(t, dir, "", "trust"); code == exitOK || !strings.Contains(stderr, "cannot read the trusted recipes in "+filepath.Join(blocked, "rein", "trusted.json")) {
+		t.Errorf("trust: exit %d, stderr %q", code, stderr)
+	}
+	fresh := t.TempDir()
+	if _, stderr, code := rein(t, fresh, "", "init"); code != exitOK || !strings.Contains(stderr, "run rein trust before rein exec, run or ask") {
+		t.Errorf("init: exit %d, stderr %q", code, stderr)
+	}
+
+	// No home folder and no XDG_STATE_HOME: no state folder at all.
+	t.Setenv("XDG_STATE_HOME", "")
+	t.Setenv("HOME", "")
+	var out, errb bytes.Buffer
+	code := run([]string{"--dir", dir, "trust", "--list"}, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb})
+	if code == exitOK || !strings.Contains(errb.String(), "no state folder to keep approved recipes in") {
+		t.Errorf("no state folder: exit %d, stderr %q", code, errb.String())
+	}
+}

@@ -62,3 +62,16 @@ func TestDamagedRecordIsAnError(t *testing.T) {
 		t.Error("a missing recipe has a fingerprint")
 	}
 }
+
+// An approval that cannot be saved is an error naming why.
+func TestApprovalThatCannotBeSaved(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state")
+	r, err := Open(filepath.Join(state, FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(state, nil, 0o600) // where its folder should be
+	if err := r.Trust("/w/rein.jsonnet", "ab", nil); err == nil || !strings.Contains(err.Error(), "cannot save the trusted recipes") {
+		t.Errorf("save: %v", err)
+	}
+}
