@@ -275,21 +275,7 @@ func TestLocalServicesAreHidden(t *testing.T) {
 	}
 	runtimeDir := t.TempDir()
 	t.Setenv("XDG_RUNTIME_DIR", runtimeDir)
-	ln, err := net.Listen("unix", filepath.Join(runtimeDir, "bus"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Write([]byte("systemd at your service\n"))
-			c.Close()
-		}
-	}()
+	serve(t, "unix", filepath.Join(runtimeDir, "bus"), "systemd at your service\n")
 	connect := "#!/bin/sh\nexec python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(s.recv(64).decode().strip())' " + filepath.Join(runtimeDir, "bus") + "\n"
 	for _, tt := range []struct {
 		name, sockets string

@@ -51,6 +51,27 @@ func sandboxedWith(t testing.TB, recipeText string, scripts map[string]string, c
 	return runner.New(p, opts), dir
 }
 
+// serve listens at addr and greets each connection, until the test ends.
+func serve(t *testing.T, network, addr, greeting string) net.Listener {
+	t.Helper()
+	ln, err := net.Listen(network, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte(greeting))
+			c.Close()
+		}
+	}()
+	return ln
+}
+
 // An allowed command, and a script it starts, cannot write outside the
 // workspace and its private temp folder; inside works.
 func TestSandboxConfinesWrites(t *testing.T) {
@@ -78,20 +99,7 @@ func TestSandboxNetwork(t *testing.T) {
 	if !sandbox.Probe().Network {
 		t.Skip("this kernel's Landlock cannot restrict the network")
 	}
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
+	ln := serve(t, "tcp4", "127.0.0.1:0", "")
 	port := ln.Addr().(*net.TCPAddr).Port
 	script := map[string]string{"connect.sh": "#!/bin/bash\nexec 3<>/dev/tcp/127.0.0.1/" + itoa(port) + " && echo connected\n"}
 	for _, tt := range []struct {
