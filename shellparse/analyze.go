@@ -159,6 +159,8 @@ type analyzer struct {
 	// whatever (inherit); exported names the exported ones.
 	passed   map[string]string
 	exported map[string]bool
+	// alwaysParse sends plain texts to the parser too (tests compare).
+	alwaysParse bool
 }
 
 // context is where a node sits: the text it came from, the wrappers and
@@ -247,6 +249,12 @@ func (a *analyzer) script_(text string, ctx context, at Position) {
 	if ctx.depth > a.lim.MaxDepth {
 		a.fail(FindingTooDeep, fmt.Sprintf("nesting deeper than %d levels", a.lim.MaxDepth), at)
 		return
+	}
+	if !a.alwaysParse {
+		if isPlain(text) {
+			a.plain(text, ctx)
+			return
+		}
 	}
 	p := a.parser
 	if p == nil {

@@ -289,3 +289,16 @@ func BenchmarkNew(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCheck is vetting one command a model typically proposes, with a
+// policy and its Checker warm, as rein mcp and rein ask do.
+func BenchmarkCheck(b *testing.B) {
+	p := presetPolicy(b, "readonly")
+	for _, text := range []string{"git status", "ls -la src", "go test ./...", "git log --oneline -5", "grep -rn TODO . | wc -l"} {
+		b.Run(text, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				p.Check(text)
+			}
+		})
+	}
+}
