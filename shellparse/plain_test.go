@@ -14,64 +14,80 @@ import (
 func TestPlain(t *testing.T) {
 	for _, c := range []struct {
 		name, text string
-		words      int // 0: not plain
+		argv       string // the commands' argv, quoted, "|" between; "" when not plain
 	}{
-		{"one word", "ls", 1},
-		{"flags and paths", "ls -la src/cmd", 3},
-		{"go packages", "go test ./...", 3},
-		{"blanks around and between", " \tgit  log\t--oneline -5 ", 4},
-		{"assignment-like operand", "dd if=a of=b", 3},
-		{"punctuation", "git log --format=%h,%an@x:y +1", 4},
-		{"empty", "", 0},
-		{"only blanks", " \t ", 0},
-		{"assignment first", "FOO=1 git push", 0},
-		{"assignment alone", "x=1", 0},
-		{"keyword", "if true", 0},
-		{"time", "time ls", 0},
-		{"coproc", "coproc ls", 0},
-		{"declaration", "export PATH", 0},
-		{"let", "let x", 0},
-		{"function keyword", "function f", 0},
-		{"keyword as operand is fine", "echo if then fi", 4},
-		{"separator", "git status; rm x", 0},
-		{"pipe", "ls | wc", 2},
-		{"pipes without blanks", "git log|head -5|wc", 5},
-		{"or", "ls || wc", 0},
-		{"pipe at the end", "ls |", 0},
-		{"pipe at the start", "| ls", 0},
-		{"pipe of stderr", "ls |& wc", 0},
-		{"keyword after a pipe", "ls | time wc", 0},
-		{"assignment after a pipe", "ls | x=1 wc", 0},
-		{"and", "ls&&rm", 0},
-		{"background", "ls &", 0},
-		{"redirect", "ls >out", 0},
-		{"redirect by fd", "ls 2>out", 0},
-		{"single quotes", "r''m x", 0},
-		{"double quotes", `"rm" x`, 0},
-		{"backslash", `\rm x`, 0},
-		{"ansi-c quoting", `$'\x72m' x`, 0},
-		{"parameter", "c=rm; $c x", 0},
-		{"substitution", "echo `rm x`", 0},
-		{"braces", "{rm,-rf,x}", 0},
-		{"glob", "ls *.go", 0},
-		{"class glob", "ls [ab]", 0},
-		{"question glob", "ls a?", 0},
-		{"tilde", "ls ~", 0},
-		{"comment", "ls #x", 0},
-		{"bang", "! ls", 0},
-		{"extglob", "ls @(a|b)", 0},
-		{"newline", "ls\nrm x", 0},
-		{"carriage return", "ls\r", 0},
-		{"non-ascii", "ls caf\u00e9", 0},
-		{"nul", "ls\x00", 0},
+		{"one word", "ls", "ls"},
+		{"flags and paths", "ls -la src/cmd", "ls -la src/cmd"},
+		{"go packages", "go test ./...", "go test ./..."},
+		{"blanks around and between", " \tgit  log\t--oneline -5 ", "git log --oneline -5"},
+		{"assignment-like operand", "dd if=a of=b", "dd if=a of=b"},
+		{"punctuation", "git log --format=%h,%an@x:y +1", "git log --format=%h,%an@x:y +1"},
+		{"single quotes", "grep -rn 'func main(' .", "grep -rn 'func main(' ."},
+		{"double quotes", `git log --grep="fix: a | b; c"`, "git log '--grep=fix: a | b; c'"},
+		{"quotes in quotes", `echo "it's" 'say "hi"'`, `echo 'it'\''s' 'say "hi"'`},
+		{"quoted parts joined", `echo a'b c'"d"e`, "echo 'ab cde'"},
+		{"empty quotes", `echo '' ""`, "echo '' ''"},
+		{"quoted keyword", "'if' x", "if x"},
+		{"quoted glob and tilde", `ls '*.go' "~"`, "ls '*.go' '~'"},
+		{"pipe", "ls | wc", "ls | wc"},
+		{"pipes without blanks", "git log|head -5|wc", "git log | head -5 | wc"},
+		{"empty", "", ""},
+		{"only blanks", " \t ", ""},
+		{"assignment first", "FOO=1 git push", ""},
+		{"quoted assignment first", "'FOO=1' git push", ""},
+		{"assignment alone", "x=1", ""},
+		{"keyword", "if true", ""},
+		{"time", "time ls", ""},
+		{"coproc", "coproc ls", ""},
+		{"declaration", "export PATH", ""},
+		{"let", "let x", ""},
+		{"function keyword", "function f", ""},
+		{"keyword as operand is fine", "echo if then fi", "echo if then fi"},
+		{"or", "ls || wc", ""},
+		{"pipe at the end", "ls |", ""},
+		{"pipe at the start", "| ls", ""},
+		{"pipe of stderr", "ls |& wc", ""},
+		{"keyword after a pipe", "ls | time wc", ""},
+		{"assignment after a pipe", "ls | x=1 wc", ""},
+		{"separator", "git status; rm x", ""},
+		{"and", "ls&&rm", ""},
+		{"background", "ls &", ""},
+		{"redirect", "ls >out", ""},
+		{"redirect by fd", "ls 2>out", ""},
+		{"backslash", `\rm x`, ""},
+		{"backslash in double quotes", `echo "a\"b"`, ""},
+		{"unclosed quote", `echo 'a`, ""},
+		{"ansi-c quoting", `$'\x72m' x`, ""},
+		{"locale quoting", `$"rm" x`, ""},
+		{"parameter", "c=rm; $c x", ""},
+		{"parameter in double quotes", `echo "$HOME"`, ""},
+		{"substitution in double quotes", "echo \"`rm x`\"", ""},
+		{"braces", "{rm,-rf,x}", ""},
+		{"glob", "ls *.go", ""},
+		{"class glob", "ls [ab]", ""},
+		{"question glob", "ls a?", ""},
+		{"tilde", "ls ~", ""},
+		{"comment", "ls #x", ""},
+		{"bang", "! ls", ""},
+		{"extglob", "ls @(a|b)", ""},
+		{"newline", "ls\nrm x", ""},
+		{"newline in quotes", "echo 'a\nb'", ""},
+		{"carriage return", "ls\r", ""},
+		{"non-ascii", "ls caf\u00e9", ""},
+		{"non-ascii in quotes", "grep 'caf\u00e9' x", ""},
+		{"nul", "ls\x00", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got := 0
+			got := ""
 			if isPlain(c.text) {
-				got = len(strings.FieldsFunc(c.text, func(r rune) bool { return r == ' ' || r == '\t' || r == '|' }))
+				var cmds []string
+				for _, cmd := range Analyze(c.text).Commands {
+					cmds = append(cmds, JoinArgv(cmd.Argv))
+				}
+				got = strings.Join(cmds, " | ")
 			}
-			if got != c.words {
-				t.Errorf("isPlain(%q) with %d words; want %d words (0: not plain)", c.text, got, c.words)
+			if got != c.argv {
+				t.Errorf("%q: got %q, want %q (\"\": not plain)", c.text, got, c.argv)
 			}
 		})
 	}
@@ -84,7 +100,8 @@ func TestPlain(t *testing.T) {
 func TestPlainAgreesWithParser(t *testing.T) {
 	texts := []string{"git status", "ls -la", " go  test ./... ", "git log | head -5 | wc -l", "cd x | cat .env", "sh -c 'git status'", "bash -c 'rm -rf x'",
 		"eval ls -la", "sudo rm -rf /", "env -C sub git status", "cd sub && cat .env", "xargs rm", "find . -exec rm {} ;",
-		"time ls", "FOO=1 git push", "git -c core.pager=sh log", "echo if then", "ls\tfoo"}
+		"time ls", "FOO=1 git push", "git -c core.pager=sh log", "echo if then", "ls\tfoo",
+		"echo 'a\nb' | wc", "grep 'caf\u00e9' x | wc", "echo \"\r\" | wc", "echo \"a\x00b\"", "grep \"\xff\" | wc"}
 	texts = append(texts, corpusLines(t)...)
 	for _, text := range texts {
 		checkPlainAgrees(t, text)
@@ -109,7 +126,8 @@ func checkPlainAgrees(t *testing.T, text string) {
 }
 
 // checkParsesPlain fails unless the parser reads text as plain: a pipeline
-// of calls without assignments or redirections, each word one literal.
+// of calls without assignments or redirections, each word made of
+// literal parts. (That it finds the same words checkPlainAgrees sees.)
 func checkParsesPlain(t *testing.T, text string) {
 	t.Helper()
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(text), "")
@@ -126,23 +144,39 @@ func checkParsesPlain(t *testing.T, text string) {
 		}
 		return []*syntax.Stmt{st}
 	}
-	stmts, segments := piped(f.Stmts[0]), strings.Split(text, "|")
-	if len(stmts) != len(segments) {
-		t.Fatalf("%q is plain with %d commands, but parses to %d", text, len(segments), len(stmts))
-	}
-	for i, segment := range segments {
-		st := stmts[i]
-		fields := strings.Fields(segment)
+	for i, st := range piped(f.Stmts[0]) {
 		call, ok := st.Cmd.(*syntax.CallExpr)
-		if !ok || len(st.Redirs) > 0 || st.Negated || st.Background || st.Coprocess || len(call.Assigns) > 0 || len(call.Args) != len(fields) {
-			t.Fatalf("%q is plain, but its command %d parses to %T, not one call of %d words", text, i, st.Cmd, len(fields))
+		if !ok || len(st.Redirs) > 0 || st.Negated || st.Background || st.Coprocess || len(call.Assigns) > 0 {
+			t.Fatalf("%q is plain, but its command %d parses to %T with redirections, assignments or operators", text, i, st.Cmd)
 		}
 		for j, w := range call.Args {
-			if lit := w.Lit(); lit != fields[j] || len(w.Parts) != 1 {
-				t.Fatalf("%q is plain, but word %d of command %d parses to %d parts (%q), not the literal %q", text, j, i, len(w.Parts), lit, fields[j])
+			for _, part := range w.Parts {
+				if !literalPart(part) {
+					t.Fatalf("%q is plain, but word %d of command %d has the part %T, not a literal", text, j, i, part)
+				}
 			}
 		}
 	}
+}
+
+// literalPart reports whether part means its own text: unquoted text
+// without escapes, globs, braces or ~, or quotes without expansions.
+func literalPart(part syntax.WordPart) bool {
+	switch p := part.(type) {
+	case *syntax.Lit:
+		plain, _ := scanLiteral(p.Value)
+		return plain
+	case *syntax.SglQuoted:
+		return !p.Dollar
+	case *syntax.DblQuoted:
+		for _, inner := range p.Parts {
+			if lit, ok := inner.(*syntax.Lit); !ok || strings.ContainsRune(lit.Value, '\\') {
+				return false
+			}
+		}
+		return !p.Dollar
+	}
+	return false
 }
 
 // analyzeParsed analyses text without the plain-text shortcut.
