@@ -396,3 +396,20 @@ func TestSecretAfterColon(t *testing.T) {
 		t.Errorf("git show HEAD:README.md: %s by %s (%s)", d.Verdict, d.Rule, d.Reason)
 	}
 }
+
+// A short option's value written attached names a file too: git log
+// -L1,1:.env printed the file's history, line by line.
+func TestSecretInAttachedValue(t *testing.T) {
+	p := presetPolicy(t, "readonly")
+	for _, cmd := range []string{"git log -L1,1:.env", "git log -L:main:.env", "git log -L1,+3:./config/.env", "git log -L1,1:/home/x/.ssh/id_rsa",
+		"grep -f.env x", "grep -rf.env x", "awk -f.env", "xargs -a.env echo", "git log -L1,1:sub/../.env"} {
+		if d := p.Check(cmd); d.Verdict != policy.Deny || d.Rule != "paths.deny" {
+			t.Errorf("%q: %s by %s (%s)", cmd, d.Verdict, d.Rule, d.Reason)
+		}
+	}
+	for _, cmd := range []string{"git log -L1,5:main.go", "ls -la", "grep -rn TODO .", "head -n5 README.md", "git log -Senv"} {
+		if d := p.Check(cmd); d.Verdict != policy.Allow {
+			t.Errorf("%q: %s by %s (%s)", cmd, d.Verdict, d.Rule, d.Reason)
+		}
+	}
+}

@@ -30,6 +30,18 @@ func (p *Policy) secretArg(c *shellparse.Command) *Result {
 		if v[0] == '@' && len(v) > 1 && shellparse.ReadsResponseFiles(c.Name) {
 			v = v[1:] // strings @FILE reads FILE
 		}
+		if len(v) > 2 && v[0] == '-' && v[1] != '-' {
+			// A short option's value may be written attached (-fFILE,
+			// git log -L1,5:.env), after other options (grep -rf.env), and
+			// which letters take one is each program's business: every
+			// tail of the word is a candidate.
+			for j := 2; j < len(v); j++ {
+				if pat, ok := p.SecretWord(v[j:]); ok {
+					return &Result{Deny, "paths.deny", fmt.Sprintf("%s names %s in %s, which matches the secret path %s", c.Name, v[j:], v, pat)}
+				}
+			}
+			continue
+		}
 		if v[0] == '-' {
 			_, val, ok := strings.Cut(v, "=")
 			if !ok || val == "" {
