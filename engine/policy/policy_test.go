@@ -365,6 +365,8 @@ func TestProcSecrets(t *testing.T) {
 		"cat /home/alice/.aws/credentials",
 		"cat /root/.ssh/authorized_keys",
 		"od -c /dev/mem",
+		"head -c 100000 /dev/sda", "strings /dev/nvme0n1p2", "head -c 1048576 /dev/vda1", "od /dev/loop0",
+		"cat /dev/disk/by-uuid/1234", "head < /dev/mapper/root", "cat /dev/block/8:0", "xxd /dev/dm-0",
 	} {
 		if d := p.Check(cmd); d.Verdict != policy.Deny || d.Rule != "paths.deny" {
 			t.Errorf("%q: %s by %s (%s)", cmd, d.Verdict, d.Rule, d.Reason)
@@ -377,7 +379,8 @@ func TestProcSecrets(t *testing.T) {
 	if r := p.CheckOpen("/proc/4242/environ", false, "/home/dev"); r.Verdict != policy.Deny {
 		t.Errorf("< /proc/$$/environ at run time: %s by %s", r.Verdict, r.Rule)
 	}
-	for _, cmd := range []string{"cat /proc/cpuinfo", "cat /proc/self/status", "cat /proc/loadavg", "head /proc/meminfo"} {
+	for _, cmd := range []string{"cat /proc/cpuinfo", "cat /proc/self/status", "cat /proc/loadavg", "head /proc/meminfo",
+		"ls /dev", "head -c 8 /dev/urandom", "cat /dev/null"} {
 		if d := p.Check(cmd); d.Verdict != policy.Allow {
 			t.Errorf("%q: %s by %s (%s)", cmd, d.Verdict, d.Rule, d.Reason)
 		}

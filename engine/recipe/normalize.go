@@ -29,6 +29,10 @@ var (
 		"**/.git/config",
 		"/etc/shadow", "/etc/gshadow", "/etc/master.passwd", "/etc/sudoers", "/etc/sudoers.d/**",
 		"/etc/ssh/ssh_host_*key", "/etc/ssl/private/**", "/dev/mem", "/dev/kmem", "/dev/port",
+		// Disks read raw: every file on them, every user's keys, for a
+		// rein running as root (devcontainers, CI runners).
+		"/dev/sd*", "/dev/hd*", "/dev/vd*", "/dev/xvd*", "/dev/nvme*", "/dev/mmcblk*", "/dev/loop[0-9]*", "/dev/dm-*",
+		"/dev/md[0-9]*", "/dev/sr[0-9]*", "/dev/sg[0-9]*", "/dev/root", "/dev/mapper/**", "/dev/disk/**", "/dev/block/**",
 		// Other users' keys, for a rein running as root (or with their permissions).
 		"/root/.ssh/**", "/root/.aws/**", "/root/.gnupg/**", "/home/*/.ssh/**", "/home/*/.aws/**",
 		"/home/*/.gnupg/**", "/Users/*/.ssh/**", "/Users/*/.aws/**", "/Users/*/.gnupg/**",
