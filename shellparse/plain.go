@@ -155,6 +155,9 @@ func (a *analyzer) plain(text string, ctx context) {
 			words = appendPlainWord(words, text[start:end], quoted)
 			continue
 		}
+		if first < 0 {
+			return // not after isPlain: no command here
+		}
 		if kind == plainPipe {
 			a.script.addConstruct(ConstructPipeline)
 			a.script.addOperator("|")
@@ -164,7 +167,7 @@ func (a *analyzer) plain(text string, ctx context) {
 			pos, source = Position{Line: 1, Col: first + 1, Offset: first}, text[first:last]
 		}
 		a.simple(words[from:len(words):len(words)], nil, ctx, pos, source)
-		if kind == plainEnd {
+		if kind != plainPipe {
 			return
 		}
 		from, first = len(words), -1

@@ -6,6 +6,10 @@
 //
 // It owns analysis only. It knows the syntax of the shell and of commands that
 // run other commands; it knows nothing about what is allowed.
+//
+// Text is parsed with mvdan.cc/sh's bash parser, except a plain command or
+// pipeline (git status, grep -rn 'x' . | head), which has one reading and
+// is read off the text (plain.go); tests hold both ways to the same result.
 package shellparse
 
 import (
