@@ -36,11 +36,15 @@ local noExec = ['-exec', '-exec=*', '-toolexec', '-toolexec=*', '-vettool', '-ve
   sandbox+: { network: 'allow', write+: ['$GOCACHE', '$GOMODCACHE', '~/.cache/go-build', '~/go/pkg/mod'] },
   rules+: [
     rein.rule('go-mod-network', 'ask', 'go mod tidy/download/edit change go.mod or use the network', each='cmd.name == "go" && cmd.sub == "mod" && len(cmd.positionals) > 1 && cmd.positionals[1] in ["tidy", "download", "edit"]'),
+    // go run PKG@VERSION fetches a module and runs it: someone else's code,
+    // not the repository's (as go install PKG@VERSION, which asks).
+    rein.rule('go-run-remote', 'ask', 'go run PKG@VERSION downloads and runs code from outside the repository', each='cmd.name == "go" && cmd.sub == "run" && any(cmd.positionals, {# contains "@"})'),
     rein.rule('gofmt-write', 'ask', 'gofmt -w rewrites files', each='cmd.name == "gofmt" && hasFlag(cmd, "-w")'),
   ],
   tests+: {
-    allow+: ['go build ./...', 'go test ./...', 'go test -run TestX -v ./pkg/...', 'go vet ./...', 'go list -m all', 'gofmt -l .', 'go env GOPATH', 'go mod graph', 'go test -count=1 -cover ./...'],
-    ask+: ['go get example.com/x@latest', 'go mod tidy', 'gofmt -w .', 'go generate ./...'],
+    allow+: ['go build ./...', 'go test ./...', 'go test -run TestX -v ./pkg/...', 'go vet ./...', 'go list -m all', 'gofmt -l .', 'go env GOPATH', 'go mod graph', 'go test -count=1 -cover ./...', 'go run ./cmd/x'],
+    ask+: ['go get example.com/x@latest', 'go mod tidy', 'gofmt -w .', 'go generate ./...', 'go run golang.org/x/tools/cmd/stringer@latest -type=T',
+           'go run -tags x example.com/cmd/x@v1.2.3'],
     deny+: ['go env -w GOFLAGS=-x', 'go test -exec sh ./...', 'go build -toolexec=/tmp/x ./...', 'go build -o /usr/local/bin/x .', 'rm -rf x',
             'go test --exec=sh ./...', 'go vet -vettool=/tmp/x ./...', 'go build --toolexec /tmp/x ./...'],
   },

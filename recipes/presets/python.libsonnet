@@ -3,6 +3,11 @@ local rein = import '../helpers.libsonnet';
 local p = rein.program;
 local s = rein.sub;
 local modules = ['pytest', 'unittest', 'mypy', 'pip', 'ruff', 'black', 'flake8', 'pylint', 'coverage', 'doctest', 'compileall', 'py_compile', 'json.tool', 'site', 'build', 'tox', 'nox'];
+// python -m MOD runs MOD as its own command does: the rules for pip, black
+// and ruff hold for python -m pip, python -m black and python -m ruff too.
+local viaM(mod) = '(cmd.name matches "^python[0-9.]*$" && hasFlag(cmd, "-m") && len(cmd.positionals) > 0 && cmd.positionals[0] == "%s")' % mod;
+// The module's own subcommand (python -m pip install: install).
+local modSub = 'len(cmd.positionals) > 1 && cmd.positionals[1]';
 local py(name) = p('Run Python scripts or allowed modules (-m pytest); inline code (-c) is not allowed', deny_flags=['-c', '-i']);
 local pip = p('Python packages', subcommands={
   list: s('Installed packages'),
@@ -38,12 +43,22 @@ local pip = p('Python packages', subcommands={
   rules+: [
     rein.rule('python-m-allowed-modules', 'deny', 'python -m runs only ' + std.join(', ', modules) + ' here',
               each='cmd.name matches "^python[0-9.]*$" && hasFlag(cmd, "-m") && (len(cmd.positionals) == 0 || !(cmd.positionals[0] in ' + rein.exprList(modules) + '))'),
-    rein.rule('black-writes', 'ask', 'black without --check rewrites files', each='cmd.name == "black" && !hasFlag(cmd, "--check", "--diff")'),
-    rein.rule('ruff-fix', 'ask', 'ruff --fix and ruff format rewrite files', each='cmd.name == "ruff" && (hasFlag(cmd, "--fix") || cmd.sub == "format" && !hasFlag(cmd, "--check", "--diff"))'),
+    rein.rule('python-m-pip', 'ask', 'python -m pip installs or changes packages; list, show, freeze and check run without asking',
+              each=viaM('pip') + ' && !(' + modSub + ' in ["list", "show", "freeze", "check"])'),
+    rein.rule('python-m-pip-denied', 'deny', 'pip uninstall and pip config are not allowed, also as python -m pip',
+              each=viaM('pip') + ' && ' + modSub + ' in ["uninstall", "config"]'),
+    rein.rule('black-writes', 'ask', 'black without --check rewrites files', each='(cmd.name == "black" || ' + viaM('black') + ') && !hasFlag(cmd, "--check", "--diff")'),
+    // ruff has no subcommands in its program entry: format is its first positional.
+    rein.rule('ruff-fix', 'ask', 'ruff --fix and ruff format rewrite files',
+              each='(cmd.name == "ruff" && len(cmd.positionals) > 0 && cmd.positionals[0] == "format" || ' + viaM('ruff') + ' && ' + modSub + ' == "format") && !hasFlag(cmd, "--check", "--diff")'
+                   + ' || (cmd.name == "ruff" || ' + viaM('ruff') + ') && hasFlag(cmd, "--fix")'),
   ],
   tests+: {
-    allow+: ['pytest', 'pytest -x -k parser tests/', 'python -m pytest -q', 'python3 -m unittest discover', 'pip list', 'pip show requests', 'ruff check .', 'mypy src', 'black --check .'],
-    ask+: ['pip install requests', 'black .', 'ruff check --fix .'],
-    deny+: ["python3 -c 'import os'", 'python -m http.server', 'pip uninstall -y requests', 'rm -rf .venv'],
+    allow+: ['pytest', 'pytest -x -k parser tests/', 'python -m pytest -q', 'python3 -m unittest discover', 'pip list', 'pip show requests', 'ruff check .', 'mypy src', 'black --check .',
+             'python -m pip list', 'python3 -m pip show requests', 'python -m black --check .', 'python -m ruff check .', 'python -m ruff format --check .', 'ruff format --check .'],
+    ask+: ['pip install requests', 'black .', 'ruff check --fix .', 'python -m pip install requests', 'python3 -m pip -q install -r requirements.txt',
+           'python -m black .', 'python -m ruff check --fix .', 'python -m ruff format .', 'ruff format .'],
+    deny+: ["python3 -c 'import os'", 'python -m http.server', 'pip uninstall -y requests', 'rm -rf .venv', 'python -m pip uninstall -y requests',
+            'python3 -m pip config set global.index-url http://example.com', 'python -mpip install x'],
   },
 }
