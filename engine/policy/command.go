@@ -110,8 +110,8 @@ func (p *Policy) command(c *shellparse.Command, ev *evaluation, out *Result) str
 		p.matchProgram(name, prog, c, &pm)
 	}
 	sub := pm.sub
-	if !known {
-		sub = c.Sub
+	if !known || !prog.takesSubcommands() {
+		sub = c.Sub // the first positional, for rules' cmd.sub
 	}
 	// Field by field: a composite literal here was built aside and copied,
 	// and the copy stalled on reading back what had just been written.

@@ -177,6 +177,12 @@ type program struct {
 	allowedSubs    string
 }
 
+// takesSubcommands reports whether the program's rules name subcommands:
+// then its first word after the global flags is one.
+func (prog *program) takesSubcommands() bool {
+	return len(prog.Subcommands) > 0 || len(prog.DenySubcommands) > 0 || len(prog.AskSubcommands) > 0
+}
+
 type subcommand struct {
 	*recipe.Subcommand
 	deny  *flagSet

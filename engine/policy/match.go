@@ -106,7 +106,7 @@ func (p *Policy) matchProgram(name string, prog *program, c *shellparse.Command,
 	words := c.Words[1:]
 	i := 0
 	// Global flags (only meaningful when the program has subcommands).
-	if len(prog.Subcommands) > 0 || len(prog.DenySubcommands) > 0 {
+	if prog.takesSubcommands() {
 		for i < len(words) && isFlagToken(words[i].Value) && words[i].Value != "--" {
 			w := words[i].Value
 			fname, _, hasValue := strings.Cut(w, "=")

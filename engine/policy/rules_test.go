@@ -290,3 +290,34 @@ func TestGuardsDecideAsRules(t *testing.T) {
 		}
 	}
 }
+
+// cmd.sub is the first positional for a program whose rules name no
+// subcommands (a rule on ruff format never fired: its sub was empty), and
+// a program with only ask_subcommands asks for them (it allowed them).
+func TestSubcommandsOfProgramsWithoutSubcommandRules(t *testing.T) {
+	p := recipePolicy(t, `
+local rein = import 'rein.libsonnet';
+{
+  programs: {
+    fmt: rein.program('formatter'),
+    tool: rein.program('a tool', ask_subcommands=['danger'], args=['*']),
+    kit: rein.program('a kit', global_flags={ '-v': rein.flag('verbose') }, deny_subcommands=['nuke'], ask_subcommands=['danger']),
+  },
+  rules: [rein.rule('fmt-writes', 'ask', 'fmt format writes files', each='cmd.name == "fmt" && cmd.sub == "format"')],
+}`)
+	for text, want := range map[string]policy.Verdict{
+		"fmt format .":      policy.Ask,
+		"fmt -q format .":   policy.Ask,
+		"fmt check .":       policy.Allow,
+		"tool danger x":     policy.Ask,
+		"tool safe x":       policy.Allow,
+		"kit -v danger":     policy.Ask,
+		"kit nuke":          policy.Deny,
+		"kit -v other":      policy.Allow,
+		"kit --bogus other": policy.Deny,
+	} {
+		if d := p.Check(text); d.Verdict != want {
+			t.Errorf("%s: %s by %s (%s), want %s", text, d.Verdict, d.Rule, d.Reason, want)
+		}
+	}
+}
