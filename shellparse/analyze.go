@@ -250,11 +250,9 @@ func (a *analyzer) script_(text string, ctx context, at Position) {
 		a.fail(FindingTooDeep, fmt.Sprintf("nesting deeper than %d levels", a.lim.MaxDepth), at)
 		return
 	}
-	if !a.alwaysParse {
-		if isPlain(text) {
-			a.plain(text, ctx)
-			return
-		}
+	if !a.alwaysParse && isPlain(text) {
+		a.plain(text, ctx)
+		return
 	}
 	p := a.parser
 	if p == nil {
