@@ -15,7 +15,8 @@ import "strings"
 // way it was vetted.
 
 // plainByte marks the bytes an unquoted plain word is made of: none
-// expands, globs, redirects, separates, escapes or comments. Left out are
+// expands, globs, redirects, separates, escapes or comments (find's {} and
+// \; are words of their own, read as such by the lexer). Left out are
 // ';', '&', '<', '>', '(', ')', '$', '`', '\\', '*', '?', '[', '{', '}',
 // '~', '#', '!', control bytes and every byte above 0x7f; '|' and the
 // quotes are the lexer's.
@@ -72,6 +73,14 @@ func (l *plainLexer) next() (kind, start, end int, quoted bool) {
 	case l.text[l.i] == '|':
 		l.i++
 		return plainPipe, start, l.i, false
+	}
+	if rest := l.text[l.i:]; strings.HasPrefix(rest, "{}") || strings.HasPrefix(rest, `\;`) {
+		// find's {} and \; as whole words: literal to bash too.
+		if len(rest) == 2 || rest[2] == ' ' || rest[2] == '\t' || rest[2] == '|' {
+			l.i += 2
+			return plainWord, start, l.i, false
+		}
+		return plainBad, start, l.i, false
 	}
 	for l.i < len(l.text) {
 		switch c := l.text[l.i]; {
@@ -130,7 +139,7 @@ func plainName(w string) bool {
 		return false
 	}
 	switch w {
-	case "if", "then", "elif", "else", "fi", "while", "until", "for", "in", "do", "done",
+	case "{}", `\;`, "if", "then", "elif", "else", "fi", "while", "until", "for", "in", "do", "done",
 		"case", "esac", "select", "function", "time", "coproc",
 		"let", "declare", "local", "export", "readonly", "typeset", "nameref":
 		return false
@@ -176,6 +185,12 @@ func (a *analyzer) plain(text string, ctx context) {
 
 // appendPlainWord appends a plain word as appendWord does the parser's.
 func appendPlainWord(dst []Word, raw string, quoted bool) []Word {
+	switch raw {
+	case "{}":
+		return appendPlain(dst, raw)
+	case `\;`:
+		return appendPlain(dst, ";")
+	}
 	if !quoted {
 		_, bare := scanLiteral(raw)
 		dst = appendPlain(dst, raw)

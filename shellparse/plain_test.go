@@ -29,6 +29,11 @@ func TestPlain(t *testing.T) {
 		{"empty quotes", `echo '' ""`, "echo '' ''"},
 		{"quoted keyword", "'if' x", "if x"},
 		{"quoted glob and tilde", `ls '*.go' "~"`, "ls '*.go' '~'"},
+		{"find's words", `echo {} \; {} +`, "echo '{}' ';' '{}' +"},
+		{"braces in a word", "echo a{}", ""},
+		{"escaped semicolon in a word", `echo a\;`, ""},
+		{"braces first", "{} x", ""},
+		{"escaped semicolon first", `\; x`, ""},
 		{"pipe", "ls | wc", "ls | wc"},
 		{"pipes without blanks", "git log|head -5|wc", "git log | head -5 | wc"},
 		{"empty", "", ""},
@@ -160,12 +165,13 @@ func checkParsesPlain(t *testing.T, text string) {
 }
 
 // literalPart reports whether part means its own text: unquoted text
-// without escapes, globs, braces or ~, or quotes without expansions.
+// without escapes, globs, braces or ~ (but find's {} and \;), or quotes
+// without expansions.
 func literalPart(part syntax.WordPart) bool {
 	switch p := part.(type) {
 	case *syntax.Lit:
 		plain, _ := scanLiteral(p.Value)
-		return plain
+		return plain || p.Value == "{}" || p.Value == `\;`
 	case *syntax.SglQuoted:
 		return !p.Dollar
 	case *syntax.DblQuoted:
