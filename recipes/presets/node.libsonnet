@@ -34,7 +34,9 @@ local pm(name) = p(name + ': run scripts and tests', subcommands={
     yarn: pm('yarn'),
     pnpm: pm('pnpm'),
     npx: p('Run a package binary (may download it)'),
-    node: p('Run a JavaScript file (node FILE); inline code is not allowed', deny_flags=['-e', '--eval', '--eval=*', '-p', '--print', '--print=*', '-r', '--require', '--require=*', '--import', '--import=*', '--loader', '--loader=*', '--experimental-loader', '--experimental-loader=*']),
+    node: p('Run a JavaScript file (node FILE); inline code is not allowed', deny_flags=['-e', '--eval', '--eval=*', '-p', '--print', '--print=*', '-r', '--require', '--require=*', '--import', '--import=*', '--loader', '--loader=*', '--experimental-loader', '--experimental-loader=*',
+      // The inspector runs any code sent to its port (0.0.0.0: from the network).
+      '--inspect', '--inspect=*', '--inspect-brk', '--inspect-brk=*', '--inspect-wait', '--inspect-wait=*', '--inspect-port=*']),
   },
   ask+: ['npx *'],
   // Package caches only: not the folders on PATH (pnpm's and yarn's global
@@ -44,6 +46,6 @@ local pm(name) = p(name + ': run scripts and tests', subcommands={
   tests+: {
     allow+: ['npm test', 'npm run build', 'npm ls --depth=0', 'yarn test', 'pnpm run lint', 'node --version', 'node scripts/check.js'],
     ask+: ['npm install', 'npm ci', 'npx tsc --noEmit', 'npm install left-pad'],
-    deny+: ['npm publish', "node -e 'require(\"fs\").rmSync(\"x\")'", 'npm config set registry http://x', 'rm -rf node_modules'],
+    deny+: ['npm publish', "node -e 'require(\"fs\").rmSync(\"x\")'", 'node --inspect=0.0.0.0:9229 app.js', 'node --inspect-brk app.js', 'npm config set registry http://x', 'rm -rf node_modules'],
   },
 }
