@@ -29,9 +29,20 @@ local local_ = ['add', 'commit', 'stash', 'switch', 'checkout', 'restore', 'mv',
       },
     },
   },
+  rules+: [
+    // Branch switching keeps local changes (git refuses to lose them);
+    // checkout of paths overwrites them, as git restore does, which asks.
+    rein.rule('git-checkout-paths', 'ask', 'git checkout of paths throws away their uncommitted changes (as git restore does)',
+              each='cmd.name == "git" && cmd.sub == "checkout" && ("--" in cmd.args || any(cmd.positionals, {# in [".", "./", ":/"]})'
+                   + ' || hasFlag(cmd, "--ours", "--theirs", "-p", "--patch") || any(cmd.args, {# startsWith "--pathspec-from-file"})'
+                   + ' || !hasFlag(cmd, "-b", "-B", "--orphan", "-t", "--track") && len(cmd.positionals) > 2)'),
+    rein.rule('git-stash-discard', 'ask', 'git stash drop and clear throw away set-aside changes',
+              each='cmd.name == "git" && cmd.sub == "stash" && any(cmd.positionals, {# in ["drop", "clear"]})'),
+  ],
   tests+: {
-    allow+: ['git add src/main.go', 'git switch -c feature', 'git stash list', 'git branch feature', 'git tag v1.0.0'],
-    ask+: ['git commit -m "fix build"', 'git rebase main', 'git reset HEAD~1'],
+    allow+: ['git checkout main', 'git checkout -b feature origin/main', 'git checkout -', 'git stash pop', 'git stash push -m wip', 'git stash show stash@{1}', 'git switch -c feature', 'git stash list', 'git branch feature', 'git tag v1.0.0'],
+    ask+: ['git commit -m "fix build"', 'git rebase main', 'git reset HEAD~1', 'git checkout -- .', 'git checkout .', 'git checkout HEAD~1 -- src/main.go',
+           'git checkout main src/x.go', 'git checkout --theirs x.go', 'git stash drop', 'git stash clear', 'git stash drop stash@{0}'],
     deny+: ['git push', 'git push --force origin main', 'git pull', 'git fetch', 'git reset --hard HEAD~3', 'git clean -fdx', 'git branch -D main', 'git commit --amend -m x', 'git checkout -f main',
             'git rebase -x "make test" main', 'git rebase -xid main', 'git rebase --exec=id main', 'git rebase --exe id main'],
   },
