@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/engine/recipe"
@@ -29,11 +31,21 @@ func loadPolicy(g *Globals, tool string) (*policy.Policy, error) {
 
 // openStore opens the session and audit database the flags select.
 func openStore(g *Globals) (*store.Store, error) {
-	path := g.DB
-	if path == "" {
-		path = store.DefaultPath()
+	return store.Open(dbPath(g))
+}
+
+// dbPath is --db, else $REIN_DB, else rein.db in rein's state folder (the
+// one that also holds the approved recipes), else in the working folder.
+func dbPath(g *Globals) string {
+	switch state := recipe.StateDir(); {
+	case g.DB != "":
+		return g.DB
+	case os.Getenv("REIN_DB") != "":
+		return os.Getenv("REIN_DB")
+	case state != "":
+		return filepath.Join(state, "rein.db")
 	}
-	return store.Open(path)
+	return "rein.db"
 }
 
 // pendingStore is the database being opened in the background: opening it

@@ -31,23 +31,6 @@ type Options struct {
 	BusyTimeout time.Duration
 }
 
-// DefaultPath is $REIN_DB, else $XDG_STATE_HOME/rein/rein.db (or
-// ~/.local/state/rein/rein.db).
-func DefaultPath() string {
-	if p := os.Getenv("REIN_DB"); p != "" {
-		return p
-	}
-	state := os.Getenv("XDG_STATE_HOME")
-	if state == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "rein.db"
-		}
-		state = filepath.Join(home, ".local", "state")
-	}
-	return filepath.Join(state, "rein", "rein.db")
-}
-
 // Open opens (creating and migrating) the database at path. A corrupt or
 // locked database is an error naming the file.
 func Open(path string) (*Store, error) { return OpenOptions(path, Options{}) }
