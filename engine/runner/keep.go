@@ -235,8 +235,7 @@ type folderCopy struct {
 }
 
 func folderOf(k kept) folderCopy {
-	f := folderCopy{kept: k, self: copyOf(k.path), entries: map[string]fileCopy{}}
-	f.inside = realFolder(k.path)
+	f := folderCopy{kept: k, self: copyOf(k.path), inside: realFolder(k.path)}
 	f.entries = f.list()
 	return f
 }

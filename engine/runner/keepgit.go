@@ -45,9 +45,6 @@ func gitDir(dir string) string {
 	return filepath.Clean(target)
 }
 
-// codeEntries are the entries of a git config, now, that name a program to
-// run and were not in it before. git itself reads both files (so nothing
-// it would read is missed); without git, any change counts.
 // maxKeptRepositories bounds the submodules (and linked worktrees) a run
 // keeps: each costs a few reads before and after every command.
 const maxKeptRepositories = 64
@@ -80,6 +77,9 @@ func submoduleGitDirs(gitDir string) []string {
 	return out
 }
 
+// codeEntries are the entries of a git config, now, that name a program to
+// run and were not in it before. git itself reads both files (so nothing
+// it would read is missed); without git, any change counts.
 func (r *Runner) codeEntries(now, before fileCopy) []string {
 	if !now.exists {
 		return nil

@@ -4,8 +4,8 @@
 // repository: a project cloned from a stranger, a recipe a command wrote
 // into a subfolder, a change a git pull brought. rein runs nothing under a
 // repository recipe whose exact text (with the files it imports) nobody
-// has approved on this machine; approvals are kept in a small JSON file
-// beside rein's database, where no command may write.
+// has approved on this machine; approvals are kept in a small JSON file in
+// rein's state folder (Path), where no command may write.
 package trust
 
 import (
