@@ -51,7 +51,7 @@ func (ev *evaluation) scriptEnv(need scriptFields) *ScriptEnv {
 		ev.scriptEv = &ScriptEnv{}
 	}
 	if missing := need &^ ev.fields; missing != 0 {
-		fillScriptEnv(ev.scriptEv, ev.script, missing)
+		fillScriptEnv(ev.scriptEv, ev.script, missing, ev.p)
 		ev.fields |= missing
 	}
 	return ev.scriptEv
@@ -237,7 +237,7 @@ type commandCheck struct {
 func (cc *commandCheck) ruleEnv() *RuleEnv {
 	ev := cc.ev
 	if !cc.built {
-		fillCmdEnv(&ev.cmd, cc.c, cc.sub)
+		fillCmdEnv(&ev.cmd, cc.c, cc.sub, cc.p, cc.p.cwd)
 		cc.built = true
 	}
 	ev.env = RuleEnv{Cmd: &ev.cmd, Script: ev.scriptEv, Workspace: cc.p.workspace, Cwd: cc.p.cwd, Tool: cc.p.tool}

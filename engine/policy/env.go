@@ -33,6 +33,10 @@ type CmdEnv struct {
 	// src, when known, is the analysed command (which words are computed
 	// at run time).
 	src *shellparse.Command
+	// pol and cwd, when known, are the policy deciding the command and the
+	// folder it runs in: what absPath and mayWrite read paths against.
+	pol *Policy
+	cwd string
 }
 
 // RedirectEnv is a redirect as `when` rules see it.
@@ -147,6 +151,22 @@ var exprOptions = []expr.Option{
 	}, new(func(*CmdEnv, ...string) bool)),
 	expr.Function("inside", func(p ...any) (any, error) { return Inside(p[0].(string), p[1].(string)), nil }, new(func(string, string) bool)),
 	expr.Function("isPath", func(p ...any) (any, error) { return IsPath(p[0].(string)), nil }, new(func(string) bool)),
+	expr.Function("flagValues", func(p ...any) (any, error) {
+		c, _ := p[0].(*CmdEnv)
+		names := make([]string, len(p)-1)
+		for i, n := range p[1:] {
+			names[i] = n.(string)
+		}
+		return flagValues(c, names...), nil
+	}, new(func(*CmdEnv, ...string) []string)),
+	expr.Function("absPath", func(p ...any) (any, error) {
+		c, _ := p[0].(*CmdEnv)
+		return absPath(c, p[1].(string)), nil
+	}, new(func(*CmdEnv, string) string)),
+	expr.Function("mayWrite", func(p ...any) (any, error) {
+		c, _ := p[0].(*CmdEnv)
+		return mayWrite(c, p[1].(string)), nil
+	}, new(func(*CmdEnv, string) bool)),
 	expr.Function("sedScript", func(p ...any) (any, error) {
 		c, _ := p[0].(*CmdEnv)
 		return sedScript(c), nil
@@ -319,20 +339,15 @@ func referencedScriptFields(src string) scriptFields {
 	return f
 }
 
-// newCmdEnv builds the rule view of a simple command.
-func newCmdEnv(c *shellparse.Command, sub string) *CmdEnv {
-	env := &CmdEnv{}
-	fillCmdEnv(env, c, sub)
-	return env
-}
-
-// fillCmdEnv fills env in place, reusing its flag buffers.
-func fillCmdEnv(env *CmdEnv, c *shellparse.Command, sub string) {
+// fillCmdEnv fills env in place, reusing its flag buffers. p decides the
+// command, in the folder cwd.
+func fillCmdEnv(env *CmdEnv, c *shellparse.Command, sub string, p *Policy, cwd string) {
 	c.Split()
 	flags, raw := env.Flags[:0], env.raw[:0]
 	*env = CmdEnv{
 		Name: c.Name, Path: c.Path, Argv: c.Argv, Args: c.Args, Sub: sub,
 		Positionals: c.Positionals, Env: c.Env, Dynamic: c.Dynamic, Via: c.Via, Text: c.Text, src: c,
+		pol: p, cwd: cwd,
 	}
 	last := -1
 	for _, f := range c.Flags {
@@ -345,14 +360,21 @@ func fillCmdEnv(env *CmdEnv, c *shellparse.Command, sub string) {
 	env.Flags, env.raw = flags, raw
 }
 
-// fillScriptEnv fills the requested fields of a script view.
-func fillScriptEnv(env *ScriptEnv, s *shellparse.Script, f scriptFields) {
+// fillScriptEnv fills the requested fields of a script view; p decides
+// the script.
+func fillScriptEnv(env *ScriptEnv, s *shellparse.Script, f scriptFields, p *Policy) {
 	if f&fieldScalars != 0 {
 		env.Text, env.Constructs, env.Operators, env.Functions = s.Text, s.Constructs, s.Operators, s.Functions
 	}
 	if f&fieldCommands != 0 {
 		for _, c := range s.Commands {
-			env.Commands = append(env.Commands, newCmdEnv(c, c.Sub))
+			cwd := p.cwd
+			if c.Dir != "" {
+				cwd = p.secret.resolve(c.Dir, p.cwd) // after cd
+			}
+			cmd := &CmdEnv{}
+			fillCmdEnv(cmd, c, c.Sub, p, cwd)
+			env.Commands = append(env.Commands, cmd)
 		}
 	}
 	if f&fieldRedirects != 0 {

@@ -160,8 +160,12 @@ local rein = import 'rein.libsonnet';
     rein.rule('via', 'deny', 'v', each='"xargs" in cmd.via'),
     rein.rule('tool', 'ask', 't', each='tool == "check" && cmd.name == "deploy"'),
     rein.rule('redirect', 'deny', 'r', when='any(script.redirects, {#.write && #.target endsWith ".lock"})'),
+    rein.rule('output', 'deny', 'o', each='cmd.name == "sort" && any(flagValues(cmd, "-o", "--output"), {!mayWrite(cmd, #)})'),
+    rein.rule('abspath', 'deny', 'a', each='cmd.name == "head" && any(cmd.positionals, {!inside(absPath(cmd, #), workspace)})'),
+    rein.rule('script-abspath', 'deny', 's', when='any(script.commands, {let c = #; c.name == "tail" && any(c.positionals, {absPath(c, #) == "/etc/passwd"})})'),
   ],
   shell: { redirect_write: 'allow' },
+  paths: { write: ['**'] },
 }`)
 	tests := []struct {
 		command string
@@ -176,6 +180,21 @@ local rein = import 'rein.libsonnet';
 		{"deploy", policy.Ask, "tool"},
 		{"echo > x.lock", policy.Deny, "redirect"},
 		{"echo > x.txt", policy.Allow, ""},
+		{"sort -o out.txt in.txt", policy.Allow, ""},
+		{"sort -o sub/../out.txt in.txt", policy.Allow, ""},
+		{"sort -uo /etc/motd in.txt", policy.Deny, "output"},
+		{"sort --out=../elsewhere in.txt", policy.Deny, "output"},
+		{"sort -o .git/hooks/pre-commit in.txt", policy.Deny, "output"},
+		{"sort -o .env in.txt", policy.Deny, ""}, // a secret path, whatever the rules say
+		{"sort -o ~/x in.txt", policy.Deny, "output"},
+		{"cd /tmp && sort -o out.txt in.txt", policy.Deny, "output"},
+		{"head README.md src/a.go", policy.Allow, ""},
+		{"head ../x", policy.Deny, "abspath"},
+		{"cd sub && head ../README.md", policy.Allow, ""},
+		{"cd sub && head ../../x", policy.Deny, "abspath"},
+		{"tail /etc/passwd", policy.Deny, "script-abspath"},
+		{"cd /etc && tail passwd", policy.Deny, "script-abspath"},
+		{"tail passwd", policy.Allow, ""},
 	}
 	for _, tt := range tests {
 		d := p.Check(tt.command)

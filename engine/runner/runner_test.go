@@ -205,6 +205,35 @@ func TestDynamicNameStoppedAtRunTime(t *testing.T) {
 	}
 }
 
+// A rule on an option's value sees the value the interpreter expands, in
+// the folder the command runs in: sort -o $d/out passes vetting (the value
+// is not known yet) and is stopped when $d leaves the workspace.
+func TestFlagValueRuleAtRunTime(t *testing.T) {
+	needUnix(t)
+	r, dir := newRunner(t, `
+local rein = import 'rein.libsonnet';
+{
+  allow: ['sort *', 'echo *', 'cd *'],
+  rules: [rein.rule('sort-output', 'deny', 'sort writes only where commands may write',
+    each='cmd.name == "sort" && any(flagValues(cmd, "-o", "--output"), {!mayWrite(cmd, #)})')],
+  paths: { write: ['**'] },
+}`, nil)
+	os.WriteFile(filepath.Join(dir, "in.txt"), []byte("b\na\n"), 0o644)
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	outside := t.TempDir()
+	res := r.Run(context.Background(), "d="+outside+"; sort -o $d/out in.txt", runner.RunOptions{})
+	if !strings.HasPrefix(res.Error, "stopped at run time") || res.DeniedBy != "sort-output" {
+		t.Errorf("result %+v", res)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "out")); err == nil {
+		t.Error("sort wrote outside the workspace")
+	}
+	res = r.Run(context.Background(), "cd sub; d=..; sort -o $d/sorted.txt ../in.txt", runner.RunOptions{})
+	if b, err := os.ReadFile(filepath.Join(dir, "sorted.txt")); err != nil || string(b) != "a\nb\n" || res.Error != "" {
+		t.Errorf("sort inside the workspace: %q %v %+v", b, err, res)
+	}
+}
+
 // Builtins and eval are re-vetted too.
 func TestEvalReVetted(t *testing.T) {
 	needUnix(t)

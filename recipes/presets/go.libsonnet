@@ -2,7 +2,15 @@
 local rein = import '../helpers.libsonnet';
 local p = rein.program;
 local s = rein.sub;
-local noExec = ['-exec', '-exec=*', '-toolexec', '-toolexec=*', '-vettool', '-vettool=*', '-o', '-o=*', '-overlay', '-overlay=*'];
+// Flags that name a program go runs (or, for gccgo, options of gcc, which
+// can run any), or files that replace the sources.
+local noExec = ['-exec', '-exec=*', '-toolexec', '-toolexec=*', '-vettool', '-vettool=*', '-overlay', '-overlay=*',
+                '-compiler', '-compiler=*', '-gccgoflags', '-gccgoflags=*'];
+// Flags naming files or folders go writes.
+local outputs = ['-o', '-coverprofile', '-cpuprofile', '-memprofile', '-blockprofile', '-mutexprofile', '-trace', '-outputdir', '-pkgdir', '-modfile',
+                 '-test.coverprofile', '-test.cpuprofile', '-test.memprofile', '-test.blockprofile', '-test.mutexprofile', '-test.trace',
+                 '-test.outputdir', '-test.gocoverdir', '-test.testlogfile', '-test.fuzzcachedir'];
+local outputList = std.join(', ', ['"%s"' % f for f in outputs]);
 
 (import 'readonly.libsonnet') + {
   commands+: [
@@ -39,13 +47,28 @@ local noExec = ['-exec', '-exec=*', '-toolexec', '-toolexec=*', '-vettool', '-ve
     // go run PKG@VERSION fetches a module and runs it: someone else's code,
     // not the repository's (as go install PKG@VERSION, which asks).
     rein.rule('go-run-remote', 'ask', 'go run PKG@VERSION downloads and runs code from outside the repository', each='cmd.name == "go" && cmd.sub == "run" && any(cmd.positionals, {# contains "@"})'),
+    // The linker runs the program -extld (or -extar) names, and passes
+    // -extldflags to it: gcc's -wrapper then runs any command. @FILE reads
+    // more flags from a file.
+    rein.rule('go-linker-runs', 'deny', 'go -ldflags with -extld, -extar, -extldflags or @FILE makes the linker run another program; build without them (-ldflags "-s -w -X main.version=1" is fine)',
+              each='cmd.name == "go" && any(flagValues(cmd, "-ldflags"), {# matches "extld|extar|@"})'),
+    rein.rule('go-writes-outside', 'deny', 'go -o and the profile flags (-coverprofile, -cpuprofile, -trace, -outputdir, ...) must name files this recipe lets commands write: inside the workspace, not .git or a recipe; with -C they are read from that folder, so give no -C',
+              each='cmd.name == "go" && (any(flagValues(cmd, %s), {!mayWrite(cmd, #)}) || len(flagValues(cmd, "-C")) > 0 && len(flagValues(cmd, %s)) > 0)' % [outputList, outputList]),
     rein.rule('gofmt-write', 'ask', 'gofmt -w rewrites files', each='cmd.name == "gofmt" && hasFlag(cmd, "-w")'),
   ],
   tests+: {
-    allow+: ['go build ./...', 'go test ./...', 'go test -run TestX -v ./pkg/...', 'go vet ./...', 'go list -m all', 'gofmt -l .', 'go env GOPATH', 'go mod graph', 'go test -count=1 -cover ./...', 'go run ./cmd/x'],
+    allow+: ['go build ./...', 'go test ./...', 'go test -run TestX -v ./pkg/...', 'go vet ./...', 'go list -m all', 'gofmt -l .', 'go env GOPATH', 'go mod graph', 'go test -count=1 -cover ./...', 'go run ./cmd/x',
+             'go build -ldflags "-s -w -X main.version=1.2" .',
+             'go test -C sub ./...'],
     ask+: ['go get example.com/x@latest', 'go mod tidy', 'gofmt -w .', 'go generate ./...', 'go run golang.org/x/tools/cmd/stringer@latest -type=T',
            'go run -tags x example.com/cmd/x@v1.2.3'],
     deny+: ['go env -w GOFLAGS=-x', 'go test -exec sh ./...', 'go build -toolexec=/tmp/x ./...', 'go build -o /usr/local/bin/x .', 'rm -rf x',
-            'go test --exec=sh ./...', 'go vet -vettool=/tmp/x ./...', 'go build --toolexec /tmp/x ./...'],
+            'go test --exec=sh ./...', 'go vet -vettool=/tmp/x ./...', 'go build --toolexec /tmp/x ./...',
+            // The linker running a program of the command's choosing.
+            "go build -ldflags='-linkmode=external -extld=/tmp/x' .", "go test -ldflags=\"-linkmode=external '-extldflags=-wrapper sh,-c,id'\" ./...",
+            'go build -ldflags all=-extar=/tmp/x .', 'go build --ldflags=@/tmp/flags .', 'go build -compiler=gccgo -gccgoflags=-wrapper,sh .',
+            // Writes outside the workspace or into what runs later.
+            'go test -coverprofile=/tmp/c.out ./...', 'go test -cpuprofile /etc/cpu.out ./...', 'go build -o ~/bin/x .', 'go build --o=/usr/local/bin/x .',
+            'go build -o .git/hooks/pre-commit ./cmd/x', 'go test -c -o ../x.test ./pkg', 'go test -outputdir=/tmp ./...', 'go build -C .git -o hooks/pre-commit ../cmd/x'],
   },
 }

@@ -22,7 +22,15 @@ local pm(name) = p(name + ': run scripts and tests', subcommands={
   exec: s('Run a package binary (may download it)', ask=true),
   build: s('Run the build script'),
   lint: s('Run the lint script'),
-}, deny_subcommands=['publish', 'unpublish', 'login', 'logout', 'adduser', 'token', 'owner', 'deprecate', 'dist-tag', 'access', 'config', 'set', 'link']);
+},
+// Settings that name a program to run scripts with, options for every node
+// the scripts start (--node-options=--import=data:... runs inline code), or
+// another config file that may say either. npm and pnpm take any setting as
+// --name=value, and npm abbreviations of them.
+deny_flags=['--script-shell', '--script-shell=*', '--node-options', '--node-options=*', '--shell', '--shell=*', '--userconfig', '--userconfig=*',
+            '--globalconfig', '--globalconfig=*', '--init-module', '--init-module=*', '--onload-script', '--onload-script=*', '--git', '--git=*',
+            '--editor', '--editor=*', '--browser', '--browser=*', '--config.*', '--shell-emulator', '--shell-emulator=*'],
+deny_subcommands=['publish', 'unpublish', 'login', 'logout', 'adduser', 'token', 'owner', 'deprecate', 'dist-tag', 'access', 'config', 'set', 'link']);
 
 (import 'readonly.libsonnet') + {
   commands+: [
@@ -46,6 +54,8 @@ local pm(name) = p(name + ': run scripts and tests', subcommands={
   tests+: {
     allow+: ['npm test', 'npm run build', 'npm ls --depth=0', 'yarn test', 'pnpm run lint', 'node --version', 'node scripts/check.js'],
     ask+: ['npm install', 'npm ci', 'npx tsc --noEmit', 'npm install left-pad'],
-    deny+: ['npm publish', "node -e 'require(\"fs\").rmSync(\"x\")'", 'node --inspect=0.0.0.0:9229 app.js', 'node --inspect-brk app.js', 'npm config set registry http://x', 'rm -rf node_modules'],
+    deny+: ["npm test --node-options='--import=data:text/javascript,console.log(1)'", 'npm run build --script-shell=/tmp/x', 'npm test --script-sh /tmp/x',
+            'pnpm test --config.script-shell=/tmp/x', 'yarn test --userconfig /tmp/npmrc', 'npm test --node-opt=--require=/tmp/x.js',
+            'npm publish', "node -e 'require(\"fs\").rmSync(\"x\")'", 'node --inspect=0.0.0.0:9229 app.js', 'node --inspect-brk app.js', 'npm config set registry http://x', 'rm -rf node_modules'],
   },
 }

@@ -41,6 +41,13 @@ local pip = p('Python packages', subcommands={
   // cache is there, pre-commit's hook environments too).
   sandbox+: { network: 'allow', write+: ['~/.cache/pip', '~/.cache/uv', '~/.cache/pypoetry'] },
   rules+: [
+    // pytest empties the --basetemp folder before the run (only the
+    // working folder and its parents are refused): --basetemp=src removes
+    // the sources.
+    rein.rule('pytest-basetemp', 'ask', 'pytest --basetemp empties the folder it names before the run; without it tests get fresh temporary folders of their own',
+              each='(cmd.name == "pytest" || ' + viaM('pytest') + ') && hasFlag(cmd, "--basetemp")'),
+    rein.rule('pytest-writes-outside', 'deny', 'pytest --basetemp, --junitxml and --report-log must name paths this recipe lets commands write: inside the workspace, not .git or a recipe',
+              each='(cmd.name == "pytest" || ' + viaM('pytest') + ') && any(flagValues(cmd, "--basetemp", "--junitxml", "--junit-xml", "--report-log"), {!mayWrite(cmd, #)})'),
     rein.rule('python-m-allowed-modules', 'deny', 'python -m runs only ' + std.join(', ', modules) + ' here',
               each='cmd.name matches "^python[0-9.]*$" && hasFlag(cmd, "-m") && (len(cmd.positionals) == 0 || !(cmd.positionals[0] in ' + rein.exprList(modules) + '))'),
     rein.rule('python-m-pip', 'ask', 'python -m pip installs or changes packages; list, show, freeze and check run without asking',
@@ -57,8 +64,9 @@ local pip = p('Python packages', subcommands={
     allow+: ['pytest', 'pytest -x -k parser tests/', 'python -m pytest -q', 'python3 -m unittest discover', 'pip list', 'pip show requests', 'ruff check .', 'mypy src', 'black --check .',
              'python -m pip list', 'python3 -m pip show requests', 'python -m black --check .', 'python -m ruff check .', 'python -m ruff format --check .', 'ruff format --check .'],
     ask+: ['pip install requests', 'black .', 'ruff check --fix .', 'python -m pip install requests', 'python3 -m pip -q install -r requirements.txt',
-           'python -m black .', 'python -m ruff check --fix .', 'python -m ruff format .', 'ruff format .'],
+           'python -m black .', 'python -m ruff check --fix .', 'python -m ruff format .', 'ruff format .', 'pytest --basetemp=src', 'python -m pytest --basetemp build/tmp'],
     deny+: ["python3 -c 'import os'", 'python -m http.server', 'pip uninstall -y requests', 'rm -rf .venv', 'python -m pip uninstall -y requests',
-            'python3 -m pip config set global.index-url http://example.com', 'python -mpip install x'],
+            'python3 -m pip config set global.index-url http://example.com', 'python -mpip install x',
+            'pytest --basetemp=/home', 'python3 -m pytest --basetemp ~', 'pytest --junitxml=/etc/junit.xml', 'pytest --junit-xml=.git/hooks/pre-push'],
   },
 }

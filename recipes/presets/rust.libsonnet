@@ -33,8 +33,8 @@ local s = rein.sub;
       fetch: s('Download dependencies (network)', ask=true),
       clean: s('Remove build output', ask=true),
     }, deny_subcommands=['publish', 'yank', 'login', 'logout', 'owner']),
-    rustc: p('The Rust compiler'),
-    rustfmt: p('Format Rust files (--check to only check)'),
+    rustc: p('The Rust compiler', deny_flags=['-Z']),
+    rustfmt: p('Format Rust files (--check to only check; rewrites the files it is given)'),
   },
   // Where cargo downloads crates, and its lock files; not ~/.cargo/bin (on
   // PATH), ~/.cargo/env (sourced by shells), cargo's config or the
@@ -42,11 +42,22 @@ local s = rein.sub;
   sandbox+: { network: 'allow', write+: ['~/.cargo/registry', '~/.cargo/git', '~/.cargo/.package-cache', '~/.cargo/.package-cache-mutate',
                                          '$CARGO_HOME/registry', '$CARGO_HOME/git', '$CARGO_HOME/.package-cache', '$CARGO_HOME/.package-cache-mutate'] },
   rules+: [
+    // rustc runs the linker -C linker names, with the arguments -C link-arg
+    // adds (cc's -wrapper then runs any command).
+    rein.rule('rustc-linker-runs', 'deny', 'rustc -C linker, -C link-arg(s) and -C linker-flavor make the compiler run another program or pass it options; compile without them',
+              each='cmd.name == "rustc" && any(flagValues(cmd, "-C", "--codegen"), {# startsWith "linker" || # startsWith "link-arg"})'),
+    rein.rule('rust-writes-outside', 'deny', 'rustc -o/--out-dir and cargo --target-dir must name folders this recipe lets commands write: inside the workspace, not .git or a recipe',
+              each='cmd.name in ["rustc", "cargo"] && any(flagValues(cmd, "-o", "--out-dir", "--target-dir", "--artifact-dir"), {!mayWrite(cmd, #)})'),
+    rein.rule('rustfmt-writes', 'ask', 'rustfmt rewrites the files it is given; add --check to only check', each='cmd.name == "rustfmt" && len(cmd.positionals) > 0 && !hasFlag(cmd, "--check") && !("stdout" in flagValues(cmd, "--emit"))'),
     rein.rule('cargo-fmt-writes', 'ask', 'cargo fmt without --check rewrites files', each='cmd.name == "cargo" && cmd.sub == "fmt" && !hasFlag(cmd, "--check")'),
   ],
   tests+: {
-    allow+: ['cargo build', 'cargo test -- --nocapture', 'cargo clippy --all-targets', 'cargo fmt --check', 'cargo tree'],
-    ask+: ['cargo add serde', 'cargo fmt', 'cargo update'],
-    deny+: ['cargo publish', 'cargo clippy --fix', 'cargo build --config "build.rustc-wrapper=\'sh\'"', 'rm -rf target'],
+    allow+: ['rustc --edition 2021 -O src/main.rs', 'rustc -C opt-level=3 src/main.rs', 'rustfmt --check src/main.rs', 'rustfmt --emit stdout src/lib.rs',
+             'cargo test -- --nocapture', 'cargo clippy --all-targets', 'cargo fmt --check', 'cargo tree'],
+    ask+: ['cargo add serde', 'cargo fmt', 'cargo update', 'rustfmt src/main.rs'],
+    deny+: ['rustc -C linker=/tmp/x src/main.rs', 'rustc -Clinker=sh src/main.rs', "rustc --codegen 'link-arg=-wrapper' -C link-arg=sh,-c,id src/main.rs",
+            'rustc --codegen=link-args=-B/tmp src/main.rs', 'rustc -Zunstable-options src/main.rs', 'rustc -o /usr/local/bin/x src/main.rs',
+            'cargo build --target-dir /tmp/t', 'cargo build --target-dir=.git/hooks',
+            'cargo publish', 'cargo clippy --fix', 'cargo build --config "build.rustc-wrapper=\'sh\'"', 'rm -rf target'],
   },
 }
