@@ -28,7 +28,7 @@ func TestDeniedFlagSpellings(t *testing.T) {
 		{"Go reads --exec as -exec", "go", "go test --exec=sh ./...", "programs.go.deny_flags"},
 		{"Go --toolexec", "go", "go build --toolexec x .", "programs.go.deny_flags"},
 		{"Go -vettool", "go", "go vet -vettool=x .", "programs.go.deny_flags"},
-		{"Go --o=", "go", "go test --o=x .", "programs.go.deny_flags"},
+		{"Go reads --o= as -o", "go", "go test -c --o=/tmp/x .", "go-writes-outside"},
 		{"find primary with two dashes", "readonly", "find . --fprint x", "programs.find.deny_flags"},
 	}
 	for _, tt := range tests {
