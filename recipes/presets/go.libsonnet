@@ -54,6 +54,10 @@ local outputList = std.join(', ', ['"%s"' % f for f in outputs]);
               each='cmd.name == "go" && any(flagValues(cmd, "-ldflags"), {# matches "extld|extar|@"})'),
     rein.rule('go-writes-outside', 'deny', 'go -o and the profile flags (-coverprofile, -cpuprofile, -trace, -outputdir, ...) must name files this recipe lets commands write: inside the workspace, not .git or a recipe; with -C they are read from that folder, so give no -C',
               each='cmd.name == "go" && (any(flagValues(cmd, %s), {!mayWrite(cmd, #)}) || len(flagValues(cmd, "-C")) > 0 && len(flagValues(cmd, %s)) > 0)' % [outputList, outputList]),
+    // go run and go test run the code they are given: the workspace's,
+    // not a file or package from elsewhere (go run /tmp/x.go, -C /other).
+    rein.rule('go-code-in-workspace', 'deny', 'go run and go test run code of the workspace only: .go files and package folders outside it (or -C elsewhere) are code rein has not seen',
+              each='cmd.name == "go" && cmd.sub in ["run", "test"] && (any(cmd.positionals[1:], {(# endsWith ".go" || # startsWith "/" || # startsWith "~" || # startsWith "..") && !inside(absPath(cmd, #), workspace)}) || any(flagValues(cmd, "-C"), {!inside(absPath(cmd, #), workspace)}))'),
     rein.rule('gofmt-write', 'ask', 'gofmt -w rewrites files', each='cmd.name == "gofmt" && hasFlag(cmd, "-w")'),
   ],
   tests+: {
@@ -69,6 +73,7 @@ local outputList = std.join(', ', ['"%s"' % f for f in outputs]);
             'go build -ldflags all=-extar=/tmp/x .', 'go build --ldflags=@/tmp/flags .', 'go build -compiler=gccgo -gccgoflags=-wrapper,sh .',
             // Writes outside the workspace or into what runs later.
             'go test -coverprofile=/tmp/c.out ./...', 'go test -cpuprofile /etc/cpu.out ./...', 'go build -o ~/bin/x .', 'go build --o=/usr/local/bin/x .',
+            'go run /tmp/x.go', 'go run main.go /tmp/evil.go', 'go test ../other/...', 'go test -C /tmp/x ./...', 'go run ~/x/main.go',
             'go build -o .git/hooks/pre-commit ./cmd/x', 'go test -c -o ../x.test ./pkg', 'go test -outputdir=/tmp ./...', 'go build -C .git -o hooks/pre-commit ../cmd/x'],
   },
 }

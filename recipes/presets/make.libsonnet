@@ -13,11 +13,16 @@ local p = rein.program;
   },
   sandbox+: { network: 'allow' },
   rules+: [
+    // make runs what its makefiles say: -f - (or /dev/stdin, <(...)) takes
+    // them from the command itself, -C and -I from other folders.
+    rein.rule('make-files-in-workspace', 'deny', 'make reads makefiles (-f), and runs (-C) and includes (-I) in folders, of the workspace only; a makefile from standard input (-f -), /dev/stdin or elsewhere is code rein cannot see',
+              each='cmd.name in ["make", "gmake"] && any(flagValues(cmd, "-f", "--file", "--makefile", "-C", "--directory", "-I", "--include-dir"), {# == "-" || !inside(absPath(cmd, #), workspace)})'),
     rein.rule('make-variable-override', 'ask', 'overriding make variables (NAME=VALUE) can change the commands make runs', each='cmd.name in ["make", "gmake"] && any(cmd.positionals, {# contains "="})'),
   ],
   tests+: {
-    allow+: ['make', 'make test', 'make -j4 build', 'make -n install'],
+    allow+: ['make', 'make test', 'make -j4 build', 'make -n install', 'make -f build/Makefile all', 'make -C docs html', 'make -sC sub'],
     ask+: ['make CC=clang'],
-    deny+: ["make --eval='x:; rm -rf /'", 'rm -rf build'],
+    deny+: ["make --eval='x:; rm -rf /'", 'rm -rf build', "printf 'all:\\n\\tid\\n' | make -f -", 'make -f /dev/stdin', 'make --file=/tmp/Makefile',
+            'make -C /tmp', 'make --directory=..', 'make -sC /etc', 'make -I /tmp all', 'gmake --makefile=/dev/fd/0'],
   },
 }
