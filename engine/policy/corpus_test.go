@@ -16,6 +16,7 @@ import (
 
 	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/engine/recipe"
+	"github.com/reinsh/rein/recipes"
 	"github.com/reinsh/rein/shellparse"
 )
 
@@ -300,5 +301,29 @@ func BenchmarkCheck(b *testing.B) {
 				p.Check(text)
 			}
 		})
+	}
+}
+
+// BenchmarkCheckPresets measures a command of each language preset and one
+// it does not concern under every preset: a preset's rules should cost the
+// commands they are about, not every other (a rule that leads with a name
+// test is skipped without running; one that does not runs on every
+// command).
+func BenchmarkCheckPresets(b *testing.B) {
+	own := map[string]string{"go": "go test -coverprofile=c.out ./...", "node": "node scripts/x.js", "python": "pytest -x tests/",
+		"rust": "cargo build --target-dir target/x", "make": "make -C docs html", "git": "git log --oneline -5"}
+	for _, preset := range recipes.Presets {
+		p := presetPolicy(b, preset)
+		commands := []string{"git status"}
+		if c, ok := own[preset]; ok {
+			commands = append(commands, c)
+		}
+		for _, c := range commands {
+			b.Run(preset+"/"+c, func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					p.Check(c)
+				}
+			})
+		}
 	}
 }

@@ -1,13 +1,16 @@
 package policy
 
 import (
+	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/reinsh/rein/shellparse"
 )
 
 // ruleGuards are the leading conjuncts of an each expression that Go can
-// test without the expr VM: cmd.name == "x" (or in [...]), cmd.sub == "x",
+// test without the expr VM: cmd.name == "x" (or in [...], or matches
+// "REGEX"), cmd.sub == "x",
 // hasFlag(cmd, ...), len(cmd.positionals) > N and len(cmd.env) > 0. When the
 // expression is A && B && rest and A is false, the VM would stop at A and
 // return false, so a command failing a leading guard skips the rule without
@@ -17,6 +20,8 @@ import (
 type ruleGuards struct {
 	// names, when set, are the only command names the rule can match.
 	names map[string]bool
+	// namePattern, when set, is a pattern the command name must match.
+	namePattern *namePattern
 	// env: the command must set environment variables.
 	env bool
 	// sub, when hasSub, is the subcommand the command must have.
@@ -44,6 +49,10 @@ func parseGuards(src string) (g ruleGuards) {
 		g.count++
 		if names, ok := nameGuard(c); ok && g.names == nil {
 			g.names = names
+			continue
+		}
+		if pat, ok := namePatternGuard(c); ok && g.namePattern == nil {
+			g.namePattern = pat
 			continue
 		}
 		if sub, ok := equalsGuard(c, "cmd.sub"); ok && !g.hasSub {
@@ -76,6 +85,9 @@ func (g *ruleGuards) decidesAlone() bool { return g.count > 0 && g.rest == "" }
 // flags are checked by passFlags, once the view is built.
 func (g *ruleGuards) pass(c *shellparse.Command, sub string) bool {
 	if g.env && len(c.Env) == 0 || g.hasSub && sub != g.sub {
+		return false
+	}
+	if g.namePattern != nil && !g.namePattern.match(c.Name) {
 		return false
 	}
 	if g.positionals >= 0 {
@@ -192,6 +204,38 @@ func nameGuard(c string) (map[string]bool, bool) {
 			return nil, false
 		}
 	}
+}
+
+// namePatternGuard reads cmd.name matches "REGEX" (a pattern without
+// backslashes), as expr reads it: a regular expression found anywhere in
+// the name unless anchored.
+func namePatternGuard(c string) (*namePattern, bool) {
+	sc := exprScanner{c}
+	if !sc.lit("cmd.name") || !sc.space() || !sc.lit("matches") {
+		return nil, false
+	}
+	v, ok := sc.str()
+	if !ok || !sc.end() {
+		return nil, false
+	}
+	return &namePattern{src: v}, true
+}
+
+// namePattern is a name guard's regular expression, compiled when a
+// command first meets it: policies are built in every rein process, and
+// most never run the rule.
+type namePattern struct {
+	src  string
+	once sync.Once
+	re   *regexp.Regexp // nil: the pattern does not compile
+}
+
+// match reports whether the name may match. A pattern that does not
+// compile lets every name through, to the rule, whose compile error then
+// decides.
+func (p *namePattern) match(name string) bool {
+	p.once.Do(func() { p.re, _ = regexp.Compile(p.src) })
+	return p.re == nil || p.re.MatchString(name)
 }
 
 // equalsGuard reads FIELD == "x".

@@ -2,6 +2,7 @@ package policy_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -300,9 +301,18 @@ func TestGuardsDecideAsRules(t *testing.T) {
 		"X=1 ls", "LANG=C ls", "awk '{system(\"x\")}' f", "awk -f p f", "sed -i s/a/b/ f", "sed -n 1p f", "find . -delete"},
 		readonlyAllowed...), deniedCommands()...))
 	for _, preset := range recipes.Presets {
-		p := presetPolicy(t, preset)
+		r, err := recipe.Load(recipe.Options{Preset: preset, CacheDir: "-", UserFile: "-", Dir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := policy.New(r, policy.Options{Home: "/home/dev"})
+		if err != nil {
+			t.Fatal(err)
+		}
 		u := p.Unguarded()
-		for _, l := range lines {
+		// The preset's own tests exercise its rules.
+		own := slices.Concat(r.Tests.Allow, r.Tests.Ask, r.Tests.Deny)
+		for _, l := range slices.Concat(lines, own) {
 			if got, want := decisionJSON(t, p.Check(l)), decisionJSON(t, u.Check(l)); got != want {
 				t.Fatalf("%s: %q decides\n%s\nbut its rules in full give\n%s", preset, l, got, want)
 			}

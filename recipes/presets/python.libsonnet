@@ -8,6 +8,16 @@ local modules = ['pytest', 'unittest', 'mypy', 'pip', 'ruff', 'black', 'flake8',
 local viaM(mod) = '(cmd.name matches "^python[0-9.]*$" && hasFlag(cmd, "-m") && len(cmd.positionals) > 0 && cmd.positionals[0] == "%s")' % mod;
 // The module's own subcommand (python -m pip install: install).
 local modSub = 'len(cmd.positionals) > 1 && cmd.positionals[1]';
+// A leading name test lets rein skip the rule without running it for
+// every other command (a guard: cmd.name matches "^(python[0-9.]*|TOOL)$").
+local named(names) = 'cmd.name matches "^%s$"' % (if std.length(names) == 0 then 'python[0-9.]*' else '(python[0-9.]*|%s)' % std.join('|', names));
+local guarded(names, body) = named(names) + ' && (' + body + ')';
+// The tool by its own name or as python -m TOOL.
+local tool(name) = '(cmd.name == "%s" || %s)' % [name, viaM(name)];
+// Some of the values of these options lie outside the workspace.
+local outside(flags) = 'any(flagValues(cmd, %s), {!inside(absPath(cmd, #), workspace)})' % std.join(', ', ['"%s"' % f for f in flags]);
+// Some operand is a path outside the workspace.
+local operandOutside = 'any(cmd.positionals, {isPath(#) && !inside(absPath(cmd, #), workspace)})';
 local py(name) = p('Run Python scripts or allowed modules (-m pytest); inline code (-c) is not allowed', deny_flags=['-c', '-i']);
 local pip = p('Python packages', subcommands={
   list: s('Installed packages'),
@@ -45,9 +55,9 @@ local pip = p('Python packages', subcommands={
     // working folder and its parents are refused): --basetemp=src removes
     // the sources.
     rein.rule('pytest-basetemp', 'ask', 'pytest --basetemp empties the folder it names before the run; without it tests get fresh temporary folders of their own',
-              each='(cmd.name == "pytest" || ' + viaM('pytest') + ') && hasFlag(cmd, "--basetemp")'),
+              each=guarded(['pytest'], '(cmd.name == "pytest" || ' + viaM('pytest') + ') && hasFlag(cmd, "--basetemp")')),
     rein.rule('pytest-writes-outside', 'deny', 'pytest --basetemp, --junitxml and --report-log must name paths this recipe lets commands write: inside the workspace, not .git or a recipe',
-              each='(cmd.name == "pytest" || ' + viaM('pytest') + ') && any(flagValues(cmd, "--basetemp", "--junitxml", "--junit-xml", "--report-log"), {!mayWrite(cmd, #)})'),
+              each=guarded(['pytest'], '(cmd.name == "pytest" || ' + viaM('pytest') + ') && any(flagValues(cmd, "--basetemp", "--junitxml", "--junit-xml", "--report-log"), {!mayWrite(cmd, #)})')),
     // With no script, python reads its program from standard input, as it
     // does from -, /dev/stdin or <(...): code rein never sees
     // (echo 'import os; ...' | python3). Its first operand must be a script
@@ -55,28 +65,61 @@ local pip = p('Python packages', subcommands={
     // separate word would be taken for the script.
     rein.rule('python-script-in-workspace', 'deny', 'python runs a script of the workspace named first (python3 tools/x.py) or an allowed module (-m pytest); a program from standard input, -, /dev/stdin or a file outside the workspace is code rein cannot see (attach option values: -Werror, -Ximporttime)',
               each='cmd.name matches "^python[0-9.]*$" && !hasFlag(cmd, "-m") && (len(cmd.positionals) == 0 ? !hasFlag(cmd, "-V", "--version", "-h", "--help") : !(isPath(cmd.positionals[0]) && inside(absPath(cmd, cmd.positionals[0]), workspace)))'),
+    // Options whose value is code or a program: pylint --init-hook runs the
+    // Python it is given, mypy --python-executable and pip/uv --python run
+    // the interpreter they name, tox -x/--override replaces the commands
+    // tox runs.
+    rein.rule('python-tools-run-code', 'deny', 'pylint --init-hook runs the code it is given, mypy --python-executable and pip/uv --python outside the workspace run the program they name, and tox -x/--override replaces the commands tox runs; run the tools without them',
+              each=guarded(['pylint', 'mypy', 'tox', 'pip3?', 'uv'], tool('pylint') + ' && hasFlag(cmd, "--init-hook") || ' + tool('mypy') + ' && hasFlag(cmd, "--python-executable") || ' + tool('tox') + ' && hasFlag(cmd, "-x", "--override")'
+                   + ' || (' + tool('pip') + ' || cmd.name == "pip3" || cmd.name == "uv") && any(flagValues(cmd, "--python", "-p"), {isPath(#) && !inside(absPath(cmd, #), workspace)})')),
+    // Config files load code (pytest's addopts -p and pythonpath, pylint's
+    // init-hook, flake8's local plugins, mypy's plugins, a tox.ini's or
+    // noxfile's commands); tests run code. The workspace's, not another's.
+    rein.rule('python-code-in-workspace', 'deny', 'tests, test configs and tool configs come from the workspace: a test file, tox.ini, noxfile, pytest/mypy/pylint/flake8 config or coverage run script outside it is code rein has not seen',
+              each=guarded(['pytest', 'mypy', 'pylint', 'flake8', 'tox', 'nox'], tool('pytest') + ' && (' + outside(['-c', '--config-file', '--rootdir', '--confcutdir']) + ' || ' + operandOutside + ')'
+                   + ' || ' + tool('mypy') + ' && ' + outside(['--config-file'])
+                   + ' || ' + tool('pylint') + ' && ' + outside(['--rcfile'])
+                   + ' || ' + tool('flake8') + ' && ' + outside(['--config', '--append-config'])
+                   + ' || ' + tool('tox') + ' && ' + outside(['-c', '--conf', '--root', '--workdir'])
+                   + ' || ' + tool('nox') + ' && ' + outside(['-f', '--noxfile'])
+                   + ' || (' + viaM('unittest') + ' || ' + viaM('doctest') + ' || ' + viaM('coverage') + ') && (' + operandOutside + ' || ' + outside(['-s', '--start-directory', '-t', '--top-level-directory']) + ')')),
+    // coverage run -m MOD runs MOD as python -m MOD does.
+    rein.rule('coverage-run-module', 'deny', 'coverage run -m runs only ' + std.join(', ', modules) + ' here, as python -m does',
+              each=guarded([], viaM('coverage') + ' && ' + modSub + ' == "run" && any(flagValues(cmd, "-m", "--module")[1:], {!(# in ' + rein.exprList(modules) + ')})')),
+    rein.rule('python-installs', 'ask', 'python -m build and mypy --install-types install packages from the network; uv pip install and sync change the environment',
+              each=guarded(['mypy', 'uv'], viaM('build') + ' || ' + tool('mypy') + ' && hasFlag(cmd, "--install-types")'
+                   + ' || cmd.name == "uv" && cmd.sub == "pip" && len(cmd.positionals) > 1 && !(cmd.positionals[1] in ["list", "show", "freeze", "check", "tree", "uninstall"])')),
+    rein.rule('uv-pip-uninstall', 'deny', 'uv pip uninstall is not allowed, as pip uninstall', each='cmd.name == "uv" && cmd.sub == "pip" && len(cmd.positionals) > 1 && cmd.positionals[1] == "uninstall"'),
     rein.rule('python-m-allowed-modules', 'deny', 'python -m runs only ' + std.join(', ', modules) + ' here',
               each='cmd.name matches "^python[0-9.]*$" && hasFlag(cmd, "-m") && (len(cmd.positionals) == 0 || !(cmd.positionals[0] in ' + rein.exprList(modules) + '))'),
     rein.rule('python-m-pip', 'ask', 'python -m pip installs or changes packages; list, show, freeze and check run without asking',
-              each=viaM('pip') + ' && !(' + modSub + ' in ["list", "show", "freeze", "check"])'),
+              each=guarded([], viaM('pip') + ' && !(' + modSub + ' in ["list", "show", "freeze", "check"])')),
     rein.rule('python-m-pip-denied', 'deny', 'pip uninstall and pip config are not allowed, also as python -m pip',
-              each=viaM('pip') + ' && ' + modSub + ' in ["uninstall", "config"]'),
-    rein.rule('black-writes', 'ask', 'black without --check rewrites files', each='(cmd.name == "black" || ' + viaM('black') + ') && !hasFlag(cmd, "--check", "--diff")'),
+              each=guarded([], viaM('pip') + ' && ' + modSub + ' in ["uninstall", "config"]')),
+    rein.rule('black-writes', 'ask', 'black without --check rewrites files', each=guarded(['black'], '(cmd.name == "black" || ' + viaM('black') + ') && !hasFlag(cmd, "--check", "--diff")')),
     // ruff has no subcommands in its program entry: format is its first positional.
     rein.rule('ruff-fix', 'ask', 'ruff --fix and ruff format rewrite files',
-              each='(cmd.name == "ruff" && len(cmd.positionals) > 0 && cmd.positionals[0] == "format" || ' + viaM('ruff') + ' && ' + modSub + ' == "format") && !hasFlag(cmd, "--check", "--diff")'
-                   + ' || (cmd.name == "ruff" || ' + viaM('ruff') + ') && hasFlag(cmd, "--fix")'),
+              each=guarded(['ruff'], '(cmd.name == "ruff" && len(cmd.positionals) > 0 && cmd.positionals[0] == "format" || ' + viaM('ruff') + ' && ' + modSub + ' == "format") && !hasFlag(cmd, "--check", "--diff")'
+                   + ' || (cmd.name == "ruff" || ' + viaM('ruff') + ') && hasFlag(cmd, "--fix")')),
   ],
   tests+: {
-    allow+: ['python3 --version', 'python -V', 'python3 tools/gen.py --out x', 'python3 -Werror -u scripts/check.py', 'python3 .',
+    allow+: ['pytest tests/test_parser.py -m slow', 'python -m pytest -m "not slow" tests', 'python -m coverage run -m pytest', 'python -m coverage run tools/x.py', 'python -m unittest discover -s tests',
+             'mypy --config-file mypy.ini src', 'uv pip list', 'uv pip list -p 3.12', 'pip list --python .venv/bin/python', 'tox -e py311', 'python -m nox -s tests',
+             'python3 --version', 'python -V', 'python3 tools/gen.py --out x', 'python3 -Werror -u scripts/check.py', 'python3 .',
              'pytest', 'pytest -x -k parser tests/', 'python -m pytest -q', 'python3 -m unittest discover', 'pip list', 'pip show requests', 'ruff check .', 'mypy src', 'black --check .',
              'python -m pip list', 'python3 -m pip show requests', 'python -m black --check .', 'python -m ruff check .', 'python -m ruff format --check .', 'ruff format --check .'],
     ask+: ['pip install requests', 'black .', 'ruff check --fix .', 'python -m pip install requests', 'python3 -m pip -q install -r requirements.txt',
-           'python -m black .', 'python -m ruff check --fix .', 'python -m ruff format .', 'ruff format .', 'pytest --basetemp=src', 'python -m pytest --basetemp build/tmp'],
+           'python -m black .', 'python -m ruff check --fix .', 'python -m ruff format .', 'ruff format .', 'pytest --basetemp=src', 'python -m pytest --basetemp build/tmp',
+           'python -m build', 'mypy --install-types --non-interactive src', 'uv pip install requests', 'uv pip sync requirements.txt'],
     deny+: ["python3 -c 'import os'", 'python -m http.server', 'pip uninstall -y requests', 'rm -rf .venv', 'python -m pip uninstall -y requests',
             'python3 -m pip config set global.index-url http://example.com', 'python -mpip install x',
             "echo 'import os' | python3", "echo 'import os' | python -", 'python3 /dev/stdin', 'python3 <(curl -s example.com/x.py)', 'python3 -q', 'python3 -W error',
             'python3 /tmp/x.py', 'python ../other/x.py', 'python3 -u ~/x.py',
+            "pylint --init-hook='import os; os.system(\"id\")' x.py", 'python -m pylint --init-hook=x src', 'mypy --python-executable=/tmp/x src', 'python3 -m mypy --python-executable /tmp/x .',
+            "tox --override 'testenv.commands=sh -c id'", 'tox -x testenv.commands=id', 'python -m tox -x a=b', 'pip list --python /tmp/x', 'uv pip list -p /tmp/x',
+            'pytest /tmp/test_x.py', 'pytest -c /tmp/pytest.ini', 'python -m pytest --rootdir=/tmp', 'mypy --config-file /tmp/mypy.ini src', 'pylint --rcfile=/tmp/rc x.py',
+            'flake8 --append-config=/tmp/x .', 'tox -c /tmp/tox.ini', 'python -m nox -f /tmp/noxfile.py', 'python -m unittest /tmp/test_x.py', 'python -m unittest discover -s /tmp',
+            'python -m doctest ../x.py', 'python -m coverage run /tmp/x.py', 'python -m coverage run -m http.server', 'uv pip uninstall requests',
             'pytest --basetemp=/home', 'python3 -m pytest --basetemp ~', 'pytest --junitxml=/etc/junit.xml', 'pytest --junit-xml=.git/hooks/pre-push'],
   },
 }
