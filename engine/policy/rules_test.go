@@ -350,3 +350,22 @@ local rein = import 'rein.libsonnet';
 		}
 	}
 }
+
+// A name guard whose pattern does not compile lets every name through to
+// its rule, whose compile error denies: no panic, no silent allow.
+func TestLazyBrokenNamePatternFailsClosed(t *testing.T) {
+	text := "local rein = import 'rein.libsonnet';\n{ allow: ['*'], rules: [ rein.rule('bad-re', 'ask', 'x', each='cmd.name matches \"^(rm\" && len(cmd.args) > 0') ] }\n"
+	r, err := recipe.Load(recipe.Options{Dir: recipeDir(t, text), CacheDir: "-", UserFile: "-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := policy.New(r, policy.Options{RulesChecked: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{"rm x", "ls"} {
+		if d := p.Check(c); d.Verdict != policy.Deny || d.Rule != "bad-re" || !strings.Contains(d.Reason, "does not compile") {
+			t.Errorf("%s: %s by %s (%s), want a denial by the broken rule", c, d.Verdict, d.Rule, d.Reason)
+		}
+	}
+}
