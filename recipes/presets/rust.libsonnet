@@ -46,6 +46,9 @@ local s = rein.sub;
     // adds (cc's -wrapper then runs any command).
     rein.rule('rustc-linker-runs', 'deny', 'rustc -C linker, -C link-arg(s) and -C linker-flavor make the compiler run another program or pass it options; compile without them',
               each='cmd.name == "rustc" && any(flagValues(cmd, "-C", "--codegen"), {# startsWith "linker" || # startsWith "link-arg"})'),
+    // cargo runs the build scripts and tests of the package it is given.
+    rein.rule('cargo-package-in-workspace', 'deny', 'cargo builds, tests and runs packages of the workspace only: --manifest-path elsewhere runs build scripts and tests rein has not seen',
+              each='cmd.name == "cargo" && any(flagValues(cmd, "--manifest-path"), {!inside(absPath(cmd, #), workspace)})'),
     rein.rule('rust-writes-outside', 'deny', 'rustc -o/--out-dir and cargo --target-dir must name folders this recipe lets commands write: inside the workspace, not .git or a recipe',
               each='cmd.name in ["rustc", "cargo"] && any(flagValues(cmd, "-o", "--out-dir", "--target-dir", "--artifact-dir"), {!mayWrite(cmd, #)})'),
     rein.rule('rustfmt-writes', 'ask', 'rustfmt rewrites the files it is given; add --check to only check', each='cmd.name == "rustfmt" && len(cmd.positionals) > 0 && !hasFlag(cmd, "--check") && !("stdout" in flagValues(cmd, "--emit"))'),
@@ -53,11 +56,11 @@ local s = rein.sub;
   ],
   tests+: {
     allow+: ['rustc --edition 2021 -O src/main.rs', 'rustc -C opt-level=3 src/main.rs', 'rustfmt --check src/main.rs', 'rustfmt --emit stdout src/lib.rs',
-             'cargo test -- --nocapture', 'cargo clippy --all-targets', 'cargo fmt --check', 'cargo tree'],
+             'cargo test -- --nocapture', 'cargo test --manifest-path crates/core/Cargo.toml', 'cargo clippy --all-targets', 'cargo fmt --check', 'cargo tree'],
     ask+: ['cargo add serde', 'cargo fmt', 'cargo update', 'rustfmt src/main.rs'],
     deny+: ['rustc -C linker=/tmp/x src/main.rs', 'rustc -Clinker=sh src/main.rs', "rustc --codegen 'link-arg=-wrapper' -C link-arg=sh,-c,id src/main.rs",
             'rustc --codegen=link-args=-B/tmp src/main.rs', 'rustc -Zunstable-options src/main.rs', 'rustc -o /usr/local/bin/x src/main.rs',
-            'cargo build --target-dir /tmp/t', 'cargo build --target-dir=.git/hooks',
+            'cargo build --target-dir /tmp/t', 'cargo test --manifest-path /tmp/x/Cargo.toml', 'cargo run --manifest-path=../other/Cargo.toml', 'cargo build --target-dir=.git/hooks',
             'cargo publish', 'cargo clippy --fix', 'cargo build --config "build.rustc-wrapper=\'sh\'"', 'rm -rf target'],
   },
 }
