@@ -26,6 +26,9 @@ type Files struct {
 	workspace string // as configured
 	real      string // with symlinks resolved
 	maxBytes  int
+	// checked, in tests, runs between a path's check and its opening: where
+	// another process could swap the file or a folder above it.
+	checked func(abs string)
 }
 
 // NewFiles makes the file tools for a policy's workspace.
@@ -72,6 +75,44 @@ func (f *Files) resolve(arg string, write bool) (string, error) {
 	return real, nil
 }
 
+// open opens abs, a path resolve checked, through the workspace as an
+// os.Root: a folder or link swapped in after the check cannot lead the
+// open out of the workspace. checked is what the path was when checked
+// (nil: it did not exist); a file found there now that is not the same
+// file (a link to a secret put in its place) is refused. Parent folders of
+// a new file are made inside the workspace too.
+func (f *Files) open(abs string, flag int, checked fs.FileInfo) (*os.File, error) {
+	if f.checked != nil {
+		f.checked(abs)
+	}
+	rel, err := filepath.Rel(f.real, abs)
+	if err != nil || !filepath.IsLocal(rel) && rel != "." {
+		return nil, fmt.Errorf("%s is outside the workspace %s", abs, f.workspace)
+	}
+	root, err := os.OpenRoot(f.real)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	if flag&os.O_CREATE != 0 {
+		if err := root.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
+			return nil, err
+		}
+	}
+	file, err := root.OpenFile(rel, flag|syscallNoFollow, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("%s changed while it was being opened, or leads out of the workspace: %v", f.rel(abs), err)
+	}
+	if checked != nil {
+		now, err := file.Stat()
+		if err != nil || !os.SameFile(now, checked) {
+			file.Close()
+			return nil, fmt.Errorf("%s changed while it was being opened (it is no longer the file checked); try again", f.rel(abs))
+		}
+	}
+	return file, nil
+}
+
 // evalExisting resolves symlinks in the longest existing prefix of p and
 // appends the rest, so that paths to be created are checked too.
 func evalExisting(p string) (string, error) {
@@ -116,7 +157,8 @@ func (f *Files) Read(path string, offset, limit int) (*ReadResult, error) {
 	}
 	// Checked before opening: opening a named pipe waits for a writer,
 	// which would hold the agent until someone came.
-	switch st, err := os.Stat(abs); {
+	st, err := os.Stat(abs)
+	switch {
 	case err != nil:
 		return nil, err
 	case st.IsDir():
@@ -124,7 +166,7 @@ func (f *Files) Read(path string, offset, limit int) (*ReadResult, error) {
 	case !st.Mode().IsRegular():
 		return nil, fmt.Errorf("%s is not a regular file (%s); only files can be read", path, st.Mode().Type())
 	}
-	file, err := os.Open(abs)
+	file, err := f.open(abs, os.O_RDONLY, st)
 	if err != nil {
 		return nil, err
 	}
@@ -173,17 +215,31 @@ func (f *Files) Write(path, content string, appendTo bool) (*WriteResult, error)
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+	verb, flag := "wrote", os.O_WRONLY
+	if appendTo {
+		verb, flag = "appended", os.O_WRONLY|os.O_APPEND
+	}
+	// An existing file is opened without truncating it and cut only once
+	// it is known to be the file checked; a new one is created only if
+	// nothing has taken its name since.
+	st, err := os.Lstat(abs)
+	switch {
+	case err == nil && !st.Mode().IsRegular():
+		return nil, fmt.Errorf("%s is not a regular file (%s); only files can be written", path, st.Mode().Type())
+	case errors.Is(err, fs.ErrNotExist):
+		st, flag = nil, flag|os.O_CREATE|os.O_EXCL
+	case err != nil:
 		return nil, err
 	}
-	flag := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
-	verb := "wrote"
-	if appendTo {
-		flag, verb = os.O_WRONLY|os.O_CREATE|os.O_APPEND, "appended"
-	}
-	file, err := os.OpenFile(abs, flag, 0o644)
+	file, err := f.open(abs, flag, st)
 	if err != nil {
 		return nil, err
+	}
+	if st != nil && !appendTo {
+		if err := file.Truncate(0); err != nil {
+			file.Close()
+			return nil, err
+		}
 	}
 	n, err := file.WriteString(content)
 	if cerr := file.Close(); err == nil {
@@ -252,7 +308,7 @@ func (f *Files) Glob(pattern, path string) (*SearchResult, error) {
 		return nil, err
 	}
 	var found []string
-	err = f.walk(root, func(abs string) bool {
+	err = f.walk(root, func(abs string, _ fs.FileInfo) bool {
 		rel, _ := filepath.Rel(root, abs)
 		if policy.MatchPath(pattern, filepath.ToSlash(rel)) {
 			found = append(found, f.rel(abs))
@@ -283,13 +339,13 @@ func (f *Files) Grep(pattern, path, glob string) (*SearchResult, error) {
 	}
 	var out strings.Builder
 	count := 0
-	err = f.walk(root, func(abs string) bool {
+	err = f.walk(root, func(abs string, info fs.FileInfo) bool {
 		if glob != "" {
 			if ok, _ := filepath.Match(glob, filepath.Base(abs)); !ok {
 				return true
 			}
 		}
-		count += f.grepFile(abs, re, &out, maxMatches-count)
+		count += f.grepFile(abs, info, re, &out, maxMatches-count)
 		return count < maxMatches
 	})
 	if err != nil {
@@ -301,8 +357,8 @@ func (f *Files) Grep(pattern, path, glob string) (*SearchResult, error) {
 	return &SearchResult{Output: out.String(), Count: count}, nil
 }
 
-func (f *Files) grepFile(abs string, re *regexp.Regexp, out *strings.Builder, room int) int {
-	file, err := os.Open(abs)
+func (f *Files) grepFile(abs string, info fs.FileInfo, re *regexp.Regexp, out *strings.Builder, room int) int {
+	file, err := f.open(abs, os.O_RDONLY, info)
 	if err != nil {
 		return 0
 	}
@@ -330,7 +386,7 @@ func (f *Files) grepFile(abs string, re *regexp.Regexp, out *strings.Builder, ro
 // walk visits regular files below root (or root itself if it is a file),
 // skipping .git and anything the policy does not let be read, and never
 // following links out of the workspace.
-func (f *Files) walk(root string, visit func(abs string) bool) error {
+func (f *Files) walk(root string, visit func(abs string, info fs.FileInfo) bool) error {
 	stop := errors.New("stop")
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -348,7 +404,11 @@ func (f *Files) walk(root string, visit func(abs string) bool) error {
 		if res := f.policy.CheckPath(p, false); res.Verdict != policy.Allow {
 			return nil
 		}
-		if !visit(p) {
+		info, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		if !visit(p, info) {
 			return stop
 		}
 		return nil
