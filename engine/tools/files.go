@@ -1,7 +1,9 @@
 // Package tools implements the built-in tools a model can call besides
 // running commands: glob, file_read, grep, file_write, list_directory and
 // system_info. They are plain Go (no shell) and confined to the workspace
-// and the recipe's paths globs; symlinks are resolved before any check.
+// and the recipe's paths globs; symlinks are resolved before any check, and
+// files are opened through the workspace as an os.Root, so what changes
+// after the check cannot lead them out of it.
 package tools
 
 import (
@@ -269,10 +271,23 @@ func (f *Files) List(path string) (*ListResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	des, err := os.ReadDir(abs)
+	st, err := os.Stat(abs)
 	if err != nil {
 		return nil, err
 	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("%s is not a folder; use file_read", path)
+	}
+	dir, err := f.open(abs, os.O_RDONLY, st)
+	if err != nil {
+		return nil, err
+	}
+	defer dir.Close()
+	des, err := dir.ReadDir(-1)
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(des, func(i, j int) bool { return des[i].Name() < des[j].Name() })
 	res := &ListResult{Entries: []Entry{}}
 	for _, de := range des {
 		e := Entry{Name: de.Name(), Type: "other"}

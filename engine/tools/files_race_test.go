@@ -41,6 +41,18 @@ func TestSwapAfterCheck(t *testing.T) {
 				}
 				return grepOutput(r, err)
 			}},
+		{"list: folder becomes a link out", func(t *testing.T, dir string) { relinkDir(t, outside, filepath.Join(dir, "sub")) },
+			func(f *Files) (string, error) {
+				r, err := f.List("sub")
+				if r == nil {
+					return "", err
+				}
+				var names []string
+				for _, e := range r.Entries {
+					names = append(names, e.Name)
+				}
+				return strings.Join(names, " "), err // the folder outside holds TOKEN-listing
+			}},
 		{"write: file becomes a link out", func(t *testing.T, dir string) { relink(t, secretOutside, filepath.Join(dir, "notes.txt")) },
 			func(f *Files) (string, error) {
 				r, err := f.Write("notes.txt", "overwritten", false)
@@ -60,6 +72,7 @@ func TestSwapAfterCheck(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			os.WriteFile(secretOutside, []byte("TOKEN=outside\n"), 0o644)
+			os.WriteFile(filepath.Join(outside, "TOKEN-listing"), nil, 0o644)
 			dir := t.TempDir()
 			os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(`{ paths: { write: ['**'] } }`), 0o644)
 			os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("notes\n"), 0o644)
