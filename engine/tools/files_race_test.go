@@ -115,23 +115,22 @@ func relinkDir(t *testing.T, target, link string) {
 	}
 }
 
-func output(r *ReadResult, err error) (string, error) {
+// text is a tool result's text, or "" when the tool failed.
+func text[T any](r *T, err error, get func(*T) string) (string, error) {
 	if r == nil {
 		return "", err
 	}
-	return r.Output, err
+	return get(r), err
+}
+
+func output(r *ReadResult, err error) (string, error) {
+	return text(r, err, func(r *ReadResult) string { return r.Output })
 }
 
 func grepOutput(r *SearchResult, err error) (string, error) {
-	if r == nil {
-		return "", err
-	}
-	return r.Output, err
+	return text(r, err, func(r *SearchResult) string { return r.Output })
 }
 
 func writeOutput(r *WriteResult, err error) (string, error) {
-	if r == nil {
-		return "", err
-	}
-	return r.Output, err
+	return text(r, err, func(r *WriteResult) string { return r.Output })
 }
