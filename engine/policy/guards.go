@@ -10,11 +10,10 @@ import (
 
 // ruleGuards are the leading conjuncts of an each expression that Go can
 // test without the expr VM: cmd.name == "x" (or in [...], or matches
-// "REGEX"), cmd.sub == "x",
-// hasFlag(cmd, ...), len(cmd.positionals) > N and len(cmd.env) > 0. When the
-// expression is A && B && rest and A is false, the VM would stop at A and
-// return false, so a command failing a leading guard skips the rule without
-// running it. Only guards before the first other conjunct count (the VM
+// "REGEX"), cmd.sub == "x", hasFlag(cmd, ...), len(cmd.positionals) > N
+// and len(cmd.env) > 0. When the expression is A && B && rest and A is
+// false, the VM would stop at A and return false, so a command failing a
+// leading guard skips the rule without running it. Only guards before the first other conjunct count (the VM
 // never reached the rest), and only when the whole expression is one
 // conjunction: after a top-level ||, or in a ternary, a test guards nothing.
 type ruleGuards struct {
