@@ -13,9 +13,10 @@ import (
 // "REGEX"), cmd.sub == "x", hasFlag(cmd, ...), len(cmd.positionals) > N
 // and len(cmd.env) > 0. When the expression is A && B && rest and A is
 // false, the VM would stop at A and return false, so a command failing a
-// leading guard skips the rule without running it. Only guards before the first other conjunct count (the VM
-// never reached the rest), and only when the whole expression is one
-// conjunction: after a top-level ||, or in a ternary, a test guards nothing.
+// leading guard skips the rule without running it. Only guards before the
+// first other conjunct count (the VM never reached the rest), and only when
+// the whole expression is one conjunction: after a top-level ||, or in a
+// ternary, a test guards nothing.
 type ruleGuards struct {
 	// names, when set, are the only command names the rule can match.
 	names map[string]bool
