@@ -10,7 +10,11 @@ local s = rein.sub;
     rein.command('cargo clippy', 'Lints'),
   ],
   programs+: {
-    cargo: p('Rust package manager', deny_flags=['--config', '--config=*', '-Z'], subcommands={
+    cargo: p('Rust package manager', deny_flags=['--config', '--config=*', '-Z'], global_flags={
+      '-q': rein.flag('Quiet'), '--quiet': rein.flag('Quiet'), '-v': rein.flag('Verbose'), '-vv': rein.flag('Very verbose'), '--verbose': rein.flag('Verbose'),
+      '--locked': rein.flag('Refuse to change Cargo.lock'), '--frozen': rein.flag('Refuse to change Cargo.lock or use the network'),
+      '--offline': rein.flag('Do not use the network'), '--color': rein.flag('auto, always or never', value=true),
+    }, subcommands={
       build: s('Compile'),
       b: s('Compile'),
       check: s('Type-check without producing binaries'),
@@ -44,6 +48,9 @@ local s = rein.sub;
   rules+: [
     // rustc runs the linker -C linker names, with the arguments -C link-arg
     // adds (cc's -wrapper then runs any command).
+    // rustup's +TOOLCHAIN may be a folder: its bin/rustc is what runs.
+    rein.rule('rust-toolchain-path', 'deny', 'a +TOOLCHAIN that is a path runs the compiler found there; name an installed toolchain (+stable, +nightly)',
+              each='cmd.name in ["cargo", "rustc", "rustfmt", "rustdoc"] && len(cmd.args) > 0 && cmd.args[0] startsWith "+" && (cmd.args[0] contains "/" || cmd.args[0] contains "\\\\")'),
     rein.rule('rustc-linker-runs', 'deny', 'rustc -C linker, -C link-arg(s) and -C linker-flavor make the compiler run another program or pass it options; compile without them',
               each='cmd.name == "rustc" && any(flagValues(cmd, "-C", "--codegen"), {# startsWith "linker" || # startsWith "link-arg"})'),
     // cargo runs the build scripts and tests of the package it is given.
@@ -56,9 +63,10 @@ local s = rein.sub;
   ],
   tests+: {
     allow+: ['rustc --edition 2021 -O src/main.rs', 'rustc -C opt-level=3 src/main.rs', 'rustfmt --check src/main.rs', 'rustfmt --emit stdout src/lib.rs',
-             'cargo test -- --nocapture', 'cargo test --manifest-path crates/core/Cargo.toml', 'cargo clippy --all-targets', 'cargo fmt --check', 'cargo tree'],
+             'cargo test -- --nocapture', 'cargo --locked test', 'cargo -q --offline build', 'cargo --color always clippy', 'rustc +stable --version', 'cargo test --manifest-path crates/core/Cargo.toml', 'cargo clippy --all-targets', 'cargo fmt --check', 'cargo tree'],
     ask+: ['cargo add serde', 'cargo fmt', 'cargo update', 'rustfmt src/main.rs'],
-    deny+: ['rustc -C linker=/tmp/x src/main.rs', 'rustc -Clinker=sh src/main.rs', "rustc --codegen 'link-arg=-wrapper' -C link-arg=sh,-c,id src/main.rs",
+    deny+: ['rustc +/tmp/toolchain src/main.rs', 'cargo +../tc build', 'rustfmt +/opt/x --check src/main.rs',
+            'rustc -C linker=/tmp/x src/main.rs', 'rustc -Clinker=sh src/main.rs', "rustc --codegen 'link-arg=-wrapper' -C link-arg=sh,-c,id src/main.rs",
             'rustc --codegen=link-args=-B/tmp src/main.rs', 'rustc -Zunstable-options src/main.rs', 'rustc -o /usr/local/bin/x src/main.rs',
             'cargo build --target-dir /tmp/t', 'cargo test --manifest-path /tmp/x/Cargo.toml', 'cargo run --manifest-path=../other/Cargo.toml', 'cargo build --target-dir=.git/hooks',
             'cargo publish', 'cargo clippy --fix', 'cargo build --config "build.rustc-wrapper=\'sh\'"', 'rm -rf target'],
