@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"errors"
+	"io/fs"
 	"math/bits"
 	"os/user"
 	"path"
@@ -474,6 +476,29 @@ func matchSegments(pp, sp []string) bool {
 		pp, sp = pp[1:], sp[1:]
 	}
 	return len(sp) == 0
+}
+
+// ResolveExisting resolves symbolic links in the longest existing prefix of
+// p and appends the rest, so that a path about to be created is where it
+// would land. Only a missing part is passed over: any other error (a loop,
+// a folder that may not be read) is returned.
+func ResolveExisting(p string) (string, error) {
+	rest := ""
+	for {
+		real, err := filepath.EvalSymlinks(p)
+		if err == nil {
+			return filepath.Join(real, rest), nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return "", err
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
 }
 
 // Inside reports whether p (absolute) is dir or below it.

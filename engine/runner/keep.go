@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/engine/recipe"
 	"github.com/reinsh/rein/engine/sandbox"
 )
@@ -195,19 +196,13 @@ func (c fileCopy) putBack() error {
 }
 
 // realFolder is dir with links resolved, as far as it exists (a folder
-// the run may create is where it would be).
+// the run may create is where it would be); "" when it cannot be resolved.
 func realFolder(dir string) string {
-	rest := ""
-	for {
-		if real, err := filepath.EvalSymlinks(dir); err == nil {
-			return filepath.Join(real, rest)
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		rest, dir = filepath.Join(filepath.Base(dir), rest), parent
+	real, err := policy.ResolveExisting(dir)
+	if err != nil {
+		return ""
 	}
+	return real
 }
 
 // keepAside writes the changed text beside the file (path.rejected), never

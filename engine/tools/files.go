@@ -64,7 +64,7 @@ func (f *Files) resolve(arg string, write bool) (string, error) {
 	if !policy.Inside(p, f.workspace) && !policy.Inside(p, f.real) {
 		return "", fmt.Errorf("%s resolves to %s, outside the workspace %s", arg, p, f.workspace)
 	}
-	real, err := evalExisting(p)
+	real, err := policy.ResolveExisting(p)
 	if err != nil {
 		return "", fmt.Errorf("%s: %v", arg, err)
 	}
@@ -113,27 +113,6 @@ func (f *Files) open(abs string, flag int, checked fs.FileInfo) (*os.File, error
 		}
 	}
 	return file, nil
-}
-
-// evalExisting resolves symlinks in the longest existing prefix of p and
-// appends the rest, so that paths to be created are checked too.
-func evalExisting(p string) (string, error) {
-	rest := ""
-	for {
-		real, err := filepath.EvalSymlinks(p)
-		if err == nil {
-			return filepath.Join(real, rest), nil
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return "", err
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			return "", err
-		}
-		rest = filepath.Join(filepath.Base(p), rest)
-		p = parent
-	}
 }
 
 func (f *Files) rel(abs string) string {
