@@ -17,13 +17,13 @@ import (
 
 // assign records an assignment. passed is the value a program started after
 // it would find in its environment, as far as the analysis can tell: a
-// variable that makes programs run or load code (IsCodeEnv) is passed to the
+// variable that makes programs run or load code (isCodeEnv) is passed to the
 // commands that follow, as the runner passes the shell's exported variables
 // to each command it checks (export GIT_EXTERNAL_DIFF=x; git diff is vetted
 // as GIT_EXTERNAL_DIFF=x git diff).
 func (a *analyzer) assign(as Assignment, passed string) {
 	a.script.Assignments = append(a.script.Assignments, as)
-	if IsCodeEnv(as.Name) || a.exported[as.Name] {
+	if isCodeEnv(as.Name) || a.exported[as.Name] {
 		a.pass(as.Name, passed)
 	}
 }

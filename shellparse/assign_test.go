@@ -121,7 +121,7 @@ func TestCodeVariablesPassOn(t *testing.T) {
 			for _, c := range s.Commands {
 				line := c.Name + ":"
 				for _, k := range slices.Sorted(maps.Keys(c.Env)) {
-					if IsCodeEnv(k) {
+					if isCodeEnv(k) {
 						line += " " + k + "=" + c.Env[k]
 					}
 				}

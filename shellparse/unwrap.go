@@ -492,10 +492,10 @@ var envCodeLoaders = []string{"LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "BASH
 	"GIT_CONFIG_PARAMETERS", "GCONV_PATH", "OPENSSL_CONF", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
 	"RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER", "GOCACHEPROG", "MAKEFILES", "PERL5DB", "RUBYLIB"}
 
-// IsCodeEnv reports whether a variable, set in a command's environment, makes
-// the program run or load code. The runner uses it to pick the variables it
-// re-checks at run time, so the list lives here, beside the analysis.
-func IsCodeEnv(name string) bool {
+// isCodeEnv reports whether a variable, set in a command's environment, makes
+// the program run or load code: such a variable set by the script is given
+// to every command after it, exported or not (assign).
+func isCodeEnv(name string) bool {
 	return slices.Contains(envShellCommands, name) || loadsCode(name)
 }
 

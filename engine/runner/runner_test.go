@@ -249,7 +249,7 @@ func TestEvalReVetted(t *testing.T) {
 }
 
 // Code-loading variables exported by the script are re-checked with every
-// program at run time; the names come from the analysis (shellparse.IsCodeEnv).
+// program at run time, as every variable the script exports (scriptVars).
 func TestCodeEnvReCheckedAtRunTime(t *testing.T) {
 	needUnix(t)
 	r, _ := newRunner(t, `{ allow: ['echo *'] }`, nil)
