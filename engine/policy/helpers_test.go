@@ -18,6 +18,13 @@ func presetPolicy(t testing.TB, name string) *policy.Policy {
 // presetPolicyFor compiles a preset for an operating system ("": this one).
 func presetPolicyFor(t testing.TB, name, goos string) *policy.Policy {
 	t.Helper()
+	_, p := presetRecipe(t, name, goos)
+	return p
+}
+
+// presetRecipe compiles a preset and returns it with its policy.
+func presetRecipe(t testing.TB, name, goos string) (*recipe.Recipe, *policy.Policy) {
+	t.Helper()
 	r, err := recipe.Load(recipe.Options{Preset: name, OS: goos, CacheDir: "-", UserFile: "-", Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -26,7 +33,22 @@ func presetPolicyFor(t testing.TB, name, goos string) *policy.Policy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p
+	return r, p
+}
+
+// lazyPolicy compiles a recipe written for the test into a policy told its
+// rules were checked (RulesChecked), so that they compile when first used.
+func lazyPolicy(t testing.TB, jsonnet string) (*recipe.Recipe, *policy.Policy) {
+	t.Helper()
+	r, err := recipe.Load(recipe.Options{Dir: recipeDir(t, jsonnet), CacheDir: "-", UserFile: "-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := policy.New(r, policy.Options{RulesChecked: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, p
 }
 
 // recipePolicy compiles a recipe written for the test.

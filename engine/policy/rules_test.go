@@ -246,16 +246,9 @@ func TestLazyRulesDecideTheSame(t *testing.T) {
 // denial from the broken rule, never an allow.
 func TestLazyBrokenRuleFailsClosed(t *testing.T) {
 	text := "local rein = import 'rein.libsonnet';\n{ allow: ['*'], rules: [ rein.rule('typo', 'deny', 'x', each='cmd.name == \"rm\" && cmd.nmae == \"x\"') ] }\n"
-	r, err := recipe.Load(recipe.Options{Dir: recipeDir(t, text), CacheDir: "-", UserFile: "-"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, p := lazyPolicy(t, text)
 	if err := policy.CheckRules(r); err == nil {
 		t.Fatal("CheckRules passed a broken rule")
-	}
-	p, err := policy.New(r, policy.Options{RulesChecked: true})
-	if err != nil {
-		t.Fatal(err)
 	}
 	if d := p.Check("ls"); d.Verdict != policy.Allow {
 		t.Errorf("ls (the rule does not apply): %s by %s", d.Verdict, d.Rule)
@@ -301,14 +294,7 @@ func TestGuardsDecideAsRules(t *testing.T) {
 		"X=1 ls", "LANG=C ls", "awk '{system(\"x\")}' f", "awk -f p f", "sed -i s/a/b/ f", "sed -n 1p f", "find . -delete"},
 		readonlyAllowed...), deniedCommands()...))
 	for _, preset := range recipes.Presets {
-		r, err := recipe.Load(recipe.Options{Preset: preset, CacheDir: "-", UserFile: "-", Dir: t.TempDir()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := policy.New(r, policy.Options{Home: "/home/dev"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		r, p := presetRecipe(t, preset, "")
 		u := p.Unguarded()
 		// The preset's own tests exercise its rules.
 		own := slices.Concat(r.Tests.Allow, r.Tests.Ask, r.Tests.Deny)
@@ -355,14 +341,7 @@ local rein = import 'rein.libsonnet';
 // its rule, whose compile error denies: no panic, no silent allow.
 func TestLazyBrokenNamePatternFailsClosed(t *testing.T) {
 	text := "local rein = import 'rein.libsonnet';\n{ allow: ['*'], rules: [ rein.rule('bad-re', 'ask', 'x', each='cmd.name matches \"^(rm\" && len(cmd.args) > 0') ] }\n"
-	r, err := recipe.Load(recipe.Options{Dir: recipeDir(t, text), CacheDir: "-", UserFile: "-"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := policy.New(r, policy.Options{RulesChecked: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, p := lazyPolicy(t, text)
 	for _, c := range []string{"rm x", "ls"} {
 		if d := p.Check(c); d.Verdict != policy.Deny || d.Rule != "bad-re" || !strings.Contains(d.Reason, "does not compile") {
 			t.Errorf("%s: %s by %s (%s), want a denial by the broken rule", c, d.Verdict, d.Rule, d.Reason)
