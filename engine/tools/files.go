@@ -88,7 +88,7 @@ func (f *Files) open(abs string, flag int, checked fs.FileInfo) (*os.File, error
 		f.checked(abs)
 	}
 	rel, err := filepath.Rel(f.real, abs)
-	if err != nil || !filepath.IsLocal(rel) && rel != "." {
+	if err != nil || !filepath.IsLocal(rel) {
 		return nil, fmt.Errorf("%s is outside the workspace %s", abs, f.workspace)
 	}
 	root, err := os.OpenRoot(f.real)
