@@ -68,11 +68,7 @@ func (p *Policy) scriptChecks(s *shellparse.Script, ev *evaluation) []Check {
 		}
 	}
 	for _, r := range s.Redirects {
-		cwd := p.cwd
-		if r.Dir != "" {
-			cwd = p.secret.resolve(r.Dir, p.cwd) // after cd
-		}
-		if res, ok := p.redirect(r, cwd); ok {
+		if res, ok := p.redirect(r, p.folder(r.Dir)); ok {
 			add("redirect", r.Op+" "+r.Target, r.Pos, res)
 		}
 	}
@@ -149,6 +145,15 @@ func (p *Policy) redirect(r shellparse.Redirect, cwd string) (Result, bool) {
 		reason += ": needs confirmation"
 	}
 	return Result{v, rule, reason}, true
+}
+
+// folder is where a command or redirect the analysis found after a cd runs:
+// dir (shellparse.Command.Dir) taken from the folder the script starts in.
+func (p *Policy) folder(dir string) string {
+	if dir == "" {
+		return p.cwd
+	}
+	return p.secret.resolve(dir, p.cwd)
 }
 
 // protected refuses a write to a protected path; what says what is written.

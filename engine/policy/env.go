@@ -368,12 +368,8 @@ func fillScriptEnv(env *ScriptEnv, s *shellparse.Script, f scriptFields, p *Poli
 	}
 	if f&fieldCommands != 0 {
 		for _, c := range s.Commands {
-			cwd := p.cwd
-			if c.Dir != "" {
-				cwd = p.secret.resolve(c.Dir, p.cwd) // after cd
-			}
 			cmd := &CmdEnv{}
-			fillCmdEnv(cmd, c, c.Sub, p, cwd)
+			fillCmdEnv(cmd, c, c.Sub, p, p.folder(c.Dir))
 			env.Commands = append(env.Commands, cmd)
 		}
 	}

@@ -261,7 +261,7 @@ func (p *Policy) decide(s *shellparse.Script, ev *evaluation, detach bool) *Deci
 		cp := p
 		if c.Dir != "" {
 			if c.Dir != inDir {
-				inDir, dirPolicy = c.Dir, p.In(p.secret.resolve(c.Dir, p.cwd))
+				inDir, dirPolicy = c.Dir, p.In(p.folder(c.Dir))
 			}
 			cp = dirPolicy
 		}
