@@ -54,7 +54,9 @@ func (c *execCmd) Run(g *Globals, e *env) error {
 	d := p.Check(text)
 	switch {
 	case d.Verdict == policy.Deny || d.Verdict == policy.Ask && !c.Yes:
-		auditExec(e, db, p, text, d, nil)
+		if !c.DryRun { // a dry run opens no database: nothing was run to record
+			auditExec(e, db, p, text, d, nil)
+		}
 		if c.JSON {
 			// The result object a denial gets when it happens at run time.
 			if err := writeJSON(e.stdout, runner.Denied(d), true); err != nil {

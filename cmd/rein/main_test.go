@@ -234,6 +234,21 @@ func TestExec(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "dry run: nothing was run") || strings.Contains(out, "hello") {
 		t.Errorf("dry run: exit %d %q", code, out)
 	}
+	// A dry run of a denied or asked command says so and exits as a real run
+	// would; it used to crash writing the audit record it has no database for.
+	for _, c := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"exec", "--dry-run", "rm -rf x"}, exitDeny},
+		{[]string{"exec", "--dry-run", "--json", "rm -rf x"}, exitDeny},
+		{[]string{"--preset", "git", "exec", "--dry-run", "git commit -m x"}, exitAsk},
+	} {
+		out, errOut, code := rein(t, dir, "", c.args...)
+		if code != c.code || out+errOut == "" || strings.Contains(out+errOut, "panic") {
+			t.Errorf("%v: exit %d stdout %q stderr %q", c.args, code, out, errOut)
+		}
+	}
 	out, _, code = rein(t, dir, "", "exec", "--json", "cat README.md")
 	var res struct {
 		Stdout   string `json:"stdout"`
