@@ -148,6 +148,11 @@ func (r *Recipe) normalize() error {
 		return r.fieldError("timeout", fmt.Sprintf("limits.timeout (%s) is longer than limits.max_timeout (%s)", timeout, maxTimeout))
 	}
 	fill(&r.Sandbox.Mode, "workspace-write")
+	if len(r.Paths.Write) == 0 && r.Sandbox.Mode == "workspace-write" {
+		// A recipe that lets commands write nowhere runs them read-only:
+		// what vetting missed cannot write either.
+		r.Sandbox.Mode = "read-only"
+	}
 	fill(&r.Sandbox.Network, "allow")
 	fill(&r.Sandbox.Unavailable, "warn")
 

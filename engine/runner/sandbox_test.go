@@ -212,6 +212,40 @@ func TestSandboxReadOnly(t *testing.T) {
 	}
 }
 
+// A read-only recipe runs its commands read-only: what vetting lets through
+// by mistake cannot write the workspace, though it has its own temp folder.
+// The allow rule stands in for such a mistake.
+func TestReadOnlyRecipesRunReadOnly(t *testing.T) {
+	scripts := map[string]string{"tmp.sh": "#!/bin/sh\necho x > \"$TMPDIR/scratch\" && cat \"$TMPDIR/scratch\"\n"}
+	grant := `{ allow+: ['touch *'], commands+: [{ command: './tmp.sh' }] }`
+	for _, text := range []string{
+		`local rein = import 'rein.libsonnet'; rein.presets.readonly + ` + grant,
+		`local rein = import 'rein.libsonnet'; rein.presets.strict + ` + grant,
+		`{ paths: { write: [] } } + ` + grant,
+	} {
+		r, dir := sandboxed(t, text, scripts)
+		res := r.Run(context.Background(), "touch made", runner.RunOptions{})
+		if _, err := os.Stat(filepath.Join(dir, "made")); err == nil || res.ExitCode == 0 {
+			t.Errorf("%s: a command wrote the workspace: %+v", text, res)
+		}
+		res = r.Run(context.Background(), "./tmp.sh", runner.RunOptions{})
+		if res.ExitCode != 0 || res.Stdout != "x\n" {
+			t.Errorf("%s: the private temp folder is not writable: %+v", text, res)
+		}
+	}
+	// Presets that build, test or commit write the workspace, in either order.
+	for _, text := range []string{
+		`local rein = import 'rein.libsonnet'; rein.presets.readonly + rein.presets.go + ` + grant,
+		`local rein = import 'rein.libsonnet'; rein.presets.git + ` + grant,
+	} {
+		r, dir := sandboxed(t, text, scripts)
+		res := r.Run(context.Background(), "touch made", runner.RunOptions{})
+		if _, err := os.Stat(filepath.Join(dir, "made")); err != nil {
+			t.Errorf("%s: %v %+v", text, err, res)
+		}
+	}
+}
+
 func TestSandboxNetworkBind(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("needs python3 to bind a socket")

@@ -127,6 +127,11 @@ func restrict(c Config) error {
 		}
 		rules = append(rules, landlock.RWDirs("/dev/shm").IgnoreIfMissing())
 	}
+	if c.Mode == "read-only" && c.TempDir != "" {
+		// Sorting a large file or a compiler's scratch needs a temporary
+		// folder: the command's own, removed after it, is the only write.
+		rules = append(rules, landlock.RWDirs(c.TempDir).IgnoreIfMissing())
+	}
 	cfg := landlock.V7.BestEffort()
 	if c.Network {
 		return cfg.Restrict(rules...) // no network rules: every TCP connect and bind is refused

@@ -241,7 +241,7 @@ func (c *Config) Describe() string {
 			parts = append(parts, "local services' sockets hidden (D-Bus, systemd, X11, Docker, ssh-agent)")
 		}
 	case "read-only":
-		parts = append(parts, "no writes")
+		parts = append(parts, "no writes but to a private temp folder")
 	}
 	switch {
 	case c.Network && c.Isolate:

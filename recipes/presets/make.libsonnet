@@ -11,7 +11,7 @@ local p = rein.program;
     make: p('Run Makefile targets', deny_flags=['--eval', '--eval=*', '-E']),
     gmake: p('GNU make', deny_flags=['--eval', '--eval=*', '-E']),
   },
-  sandbox+: { network: 'allow' },
+  sandbox+: { mode: 'workspace-write', network: 'allow' },
   rules+: [
     // make runs what its makefiles say: -f - (or /dev/stdin, <(...)) takes
     // them from the command itself, -C and -I from other folders.

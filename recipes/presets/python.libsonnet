@@ -49,7 +49,7 @@ local pip = p('Python packages', subcommands={
   },
   // The package managers' caches, not ~/.cache as a whole (rein's compile
   // cache is there, pre-commit's hook environments too).
-  sandbox+: { network: 'allow', write+: ['~/.cache/pip', '~/.cache/uv', '~/.cache/pypoetry'] },
+  sandbox+: { mode: 'workspace-write', network: 'allow', write+: ['~/.cache/pip', '~/.cache/uv', '~/.cache/pypoetry'] },
   rules+: [
     // pytest empties the --basetemp folder before the run (only the
     // working folder and its parents are refused): --basetemp=src removes

@@ -220,8 +220,9 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
     dynamic_command_name: 'deny',
   },
   default: 'deny',
-  // The kernel sandbox: no writes outside the workspace, no network.
-  sandbox+: { network: 'deny' },
+  // The kernel sandbox: no writes at all (a private temporary folder aside),
+  // no network. Presets that build, test or commit turn writes back on.
+  sandbox+: { mode: 'read-only', network: 'deny' },
 
   tests+: {
     allow+: [
