@@ -1,0 +1,250 @@
+package programs
+
+import (
+	_ "embed"
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// table.txt is the table, one program (or subcommand, or group of shared
+// options) after another:
+//
+//	program sort gnu              a program and its grammar
+//	sub git log gitrev numbers    a subcommand of a program
+//	group diff                    options several specs include
+//	alias egrep grep              a program read as another
+//	  -k --key =KEYDEF            an option: its names, then =X for a
+//	                              required value, [=X] for an optional one,
+//	                              =X =Y for a find primary's two words
+//	  -o --output =FILE | writes writes the sorted lines to FILE
+//	                              after |, its effects and why
+//	  include diff                the options of a group
+//
+// "numbers" after the grammar: -NUM is an option (head -20).
+//
+//go:embed table.txt
+var tableText string
+
+type programTable struct {
+	specs map[string]*Spec
+}
+
+var loaded = sync.OnceValue(func() *programTable {
+	t, err := parseTable(tableText)
+	if err != nil {
+		panic("programs: table.txt: " + err.Error()) // TestTable reports it first
+	}
+	return t
+})
+
+func table() *programTable { return loaded() }
+
+// parseTable reads the table's text.
+func parseTable(text string) (*programTable, error) {
+	t := &programTable{specs: map[string]*Spec{}}
+	groups := map[string][]*Option{}
+	var cur *Spec
+	var curGroup string
+	inGroup := false
+	for n, line := range strings.Split(text, "\n") {
+		fail := func(format string, args ...any) error {
+			return fmt.Errorf("line %d: %s: %s", n+1, fmt.Sprintf(format, args...), strings.TrimSpace(line))
+		}
+		if i := strings.Index(line, "#"); i >= 0 && (i == 0 || line[i-1] == ' ') {
+			line = line[:i]
+		}
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		f := strings.Fields(line)
+		if line[0] != ' ' {
+			inGroup, cur = false, nil
+			switch f[0] {
+			case "program", "sub":
+				var name string
+				rest := f[1:]
+				var parent *Spec
+				if f[0] == "sub" {
+					if len(rest) < 3 {
+						return nil, fail("sub needs a program, a name and a grammar")
+					}
+					parent = t.specs[rest[0]]
+					if parent == nil {
+						return nil, fail("sub of a program not defined above")
+					}
+					name, rest = rest[0]+" "+rest[1], rest[1:]
+				} else {
+					if len(rest) < 2 {
+						return nil, fail("program needs a name and a grammar")
+					}
+					name = rest[0]
+				}
+				g, ok := grammarNames[rest[1]]
+				if !ok {
+					return nil, fail("unknown grammar %q", rest[1])
+				}
+				cur = &Spec{Name: name, Grammar: g}
+				for _, a := range rest[2:] {
+					if a != "numbers" {
+						return nil, fail("unknown attribute %q", a)
+					}
+					cur.Numbers = true
+				}
+				if parent != nil {
+					if parent.Subcommands == nil {
+						parent.Subcommands = map[string]*Spec{}
+					}
+					if parent.Subcommands[rest[0]] != nil {
+						return nil, fail("subcommand defined twice")
+					}
+					parent.Subcommands[rest[0]] = cur
+				} else {
+					if t.specs[name] != nil {
+						return nil, fail("program defined twice")
+					}
+					t.specs[name] = cur
+				}
+			case "group":
+				if len(f) != 2 {
+					return nil, fail("group needs a name")
+				}
+				curGroup, inGroup = f[1], true
+				groups[curGroup] = nil
+			case "alias":
+				if len(f) != 3 || t.specs[f[2]] == nil {
+					return nil, fail("alias needs a name and a program defined above")
+				}
+				t.specs[f[1]] = t.specs[f[2]]
+			default:
+				return nil, fail("unknown keyword %q", f[0])
+			}
+			continue
+		}
+		if cur == nil && !inGroup {
+			return nil, fail("an option outside a program or group")
+		}
+		var opts []*Option
+		if f[0] == "include" {
+			g, ok := groups[f[1]]
+			if len(f) != 2 || !ok {
+				return nil, fail("include of a group not defined above")
+			}
+			opts = g
+		} else {
+			o, err := parseOption(line)
+			if err != nil {
+				return nil, fail("%v", err)
+			}
+			opts = []*Option{o}
+		}
+		if inGroup {
+			groups[curGroup] = append(groups[curGroup], opts...)
+			continue
+		}
+		for _, o := range opts {
+			if f[0] == "include" {
+				// A program's own options, written before the include,
+				// win: git shortlog -c is --committer, not the
+				// walker's -c.
+				o = cur.without(o)
+				if o == nil {
+					continue
+				}
+			}
+			if err := cur.add(o); err != nil {
+				return nil, fail("%v", err)
+			}
+		}
+	}
+	return t, nil
+}
+
+// parseOption reads one option line.
+func parseOption(line string) (*Option, error) {
+	spec, why, _ := strings.Cut(line, "|")
+	o := &Option{}
+	for _, f := range strings.Fields(spec) {
+		switch {
+		case strings.HasPrefix(f, "[="):
+			o.Arity = Optional
+		case strings.HasPrefix(f, "="):
+			o.Arity = Required
+			o.Args++
+		case strings.HasPrefix(f, "-") && len(f) > 1:
+			o.Names = append(o.Names, f)
+		default:
+			return nil, fmt.Errorf("%q is neither an option name nor a value", f)
+		}
+	}
+	if len(o.Names) == 0 {
+		return nil, fmt.Errorf("an option without a name")
+	}
+	if why = strings.TrimSpace(why); why != "" {
+		effect, rest, _ := strings.Cut(why, " ")
+		for _, e := range strings.Split(effect, ",") {
+			found := false
+			for _, n := range effectNames {
+				if n.name == e {
+					o.Effect |= n.e
+					found = true
+				}
+			}
+			if !found {
+				return nil, fmt.Errorf("unknown effect %q", e)
+			}
+		}
+		o.Why = strings.TrimSpace(rest)
+		if o.Why == "" && o.Effect&^Wraps != 0 {
+			return nil, fmt.Errorf("an effect without a reason")
+		}
+	}
+	return o, nil
+}
+
+// without returns o less the names s has already (nil: none are left).
+func (s *Spec) without(o *Option) *Option {
+	var names []string
+	for _, n := range o.Names {
+		_, short := s.short[n[len(n)-1]]
+		if len(n) == 2 && s.Grammar != Go && short || s.long[n] != nil {
+			continue
+		}
+		names = append(names, n)
+	}
+	if len(names) == len(o.Names) {
+		return o
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	c := *o
+	c.Names = names
+	return &c
+}
+
+// add indexes an option under its names.
+func (s *Spec) add(o *Option) error {
+	if s.short == nil {
+		s.short, s.long = map[byte]*Option{}, map[string]*Option{}
+	}
+	s.Options = append(s.Options, o)
+	for _, n := range o.Names {
+		singleLetter := len(n) == 2 && n[0] == '-' && n[1] != '-'
+		if singleLetter && s.Grammar != Go {
+			if s.short[n[1]] != nil {
+				return fmt.Errorf("%s is defined twice in %s", n, s.Name)
+			}
+			s.short[n[1]] = o
+			continue
+		}
+		if s.long[n] != nil {
+			return fmt.Errorf("%s is defined twice in %s", n, s.Name)
+		}
+		s.long[n] = o
+		if strings.HasPrefix(n, "--") {
+			s.longs = append(s.longs, n)
+		}
+	}
+	return nil
+}
