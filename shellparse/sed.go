@@ -299,8 +299,11 @@ func (r *sedReader) command() string {
 			r.pos++
 		}
 	case ':', 'b', 't', 'T', 'v':
+		// GNU sed ends a label at a blank as well as at ; and a newline:
+		// in ':a e id' the e command runs id. (BSD sed reads to the
+		// newline; the shorter reading finds every command either runs.)
 		r.skipBlanks()
-		for !r.eof() && r.peek() != '\n' && r.peek() != ';' {
+		for !r.eof() && r.peek() != '\n' && r.peek() != ';' && r.peek() != ' ' && r.peek() != '\t' {
 			r.pos++
 		}
 	case 'a', 'i', 'c':

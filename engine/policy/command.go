@@ -151,6 +151,20 @@ func (p *Policy) command(c *shellparse.Command, ev *evaluation, out *Result) str
 		*out = *r
 		return sub
 	}
+	// The program table: what its options do.
+	optDeny, optUnknown := p.optionChecks(c)
+	if optDeny != nil {
+		*out = *optDeny
+		return sub
+	}
+	if optUnknown != nil {
+		// What would be allowed is not, with an option rein does not know.
+		defer func() {
+			if out.Verdict == Allow {
+				*out = *optUnknown
+			}
+		}()
+	}
 	if c.Path != name && strings.ContainsAny(c.Path, `/\`) && !listed && !systemPath(c.Path) {
 		*out = Result{p.deflt, "default", fmt.Sprintf("%s is run by path; rules for %s apply only to the program found on PATH", c.Path, name)}
 		return sub

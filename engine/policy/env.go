@@ -11,6 +11,7 @@ import (
 	"github.com/expr-lang/expr/file"
 	"github.com/expr-lang/expr/vm"
 
+	"github.com/reinsh/rein/engine/programs"
 	"github.com/reinsh/rein/engine/recipe"
 	"github.com/reinsh/rein/shellparse"
 )
@@ -91,6 +92,39 @@ func sedScript(c *CmdEnv) SedEnv {
 	return SedEnv{Reads: s.Reads, Writes: s.Writes, Runs: s.Runs, Error: s.Err, Dynamic: s.Dynamic}
 }
 
+// AwkEnv is what awkProgram(cmd) gives a rule: what the command's awk
+// program does besides reading its input and printing (shellparse.Awk).
+type AwkEnv struct {
+	Runs   bool   `expr:"runs"`   // system(), pipes, gawk's @
+	Writes bool   `expr:"writes"` // print > FILE, close(), fflush()
+	Reads  bool   `expr:"reads"`  // getline, ARGV
+	Error  string `expr:"error"`  // why the program could not be read, or ""
+	// Dynamic: the command has words computed at run time; the program is
+	// read again then, from the expanded argv.
+	Dynamic bool `expr:"dynamic"`
+}
+
+// awkProgram reads the program of an awk command: its first operand, as
+// the program table reads awk's options. A program in a file (-f) or an
+// option (-e) is not read: the table refuses those options.
+func awkProgram(c *CmdEnv) AwkEnv {
+	if c == nil || len(c.Argv) == 0 {
+		return AwkEnv{}
+	}
+	if c.src != nil && c.src.Dynamic {
+		return AwkEnv{Dynamic: true}
+	}
+	parsed := programs.Lookup("awk").Parse(c.Argv[1:])
+	if parsed.Has("-f", "-e", "-E") {
+		return AwkEnv{}
+	}
+	if len(parsed.Operands) == 0 {
+		return AwkEnv{Error: "no program given"}
+	}
+	a := shellparse.Awk(parsed.Operands[0].Value)
+	return AwkEnv{Runs: a.Runs, Writes: a.Writes, Reads: a.Reads, Error: a.Err}
+}
+
 // RuleEnv is the environment of every expr rule.
 type RuleEnv struct {
 	Cmd       *CmdEnv    `expr:"cmd"`
@@ -167,6 +201,10 @@ var exprOptions = []expr.Option{
 		c, _ := p[0].(*CmdEnv)
 		return mayWrite(c, p[1].(string)), nil
 	}, new(func(*CmdEnv, string) bool)),
+	expr.Function("awkProgram", func(p ...any) (any, error) {
+		c, _ := p[0].(*CmdEnv)
+		return awkProgram(c), nil
+	}, new(func(*CmdEnv) AwkEnv)),
 	expr.Function("sedScript", func(p ...any) (any, error) {
 		c, _ := p[0].(*CmdEnv)
 		return sedScript(c), nil

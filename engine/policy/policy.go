@@ -47,6 +47,10 @@ type Policy struct {
 	constructs []Result
 	unknown    Verdict
 	deflt      Verdict
+	// unknownOption decides an option or subcommand the program table
+	// does not know; readOnly: the recipe runs commands read-only.
+	unknownOption Verdict
+	readOnly      bool
 
 	cwdClear bool // no anchored secret glob can match below cwd
 	// unguarded runs every each-rule in full on every command, skipping
@@ -176,6 +180,11 @@ func New(r *recipe.Recipe, opts Options) (*Policy, error) {
 	if sh.UnknownProgram != "" {
 		p.unknown = mustVerdict(sh.UnknownProgram)
 	}
+	p.unknownOption = Ask
+	if sh.UnknownOption != "" {
+		p.unknownOption = mustVerdict(sh.UnknownOption)
+	}
+	p.readOnly = r.Sandbox.Mode == "read-only"
 	p.alts = &alternatives{}
 	return p, nil
 }

@@ -25,6 +25,11 @@ func TestSedScripts(t *testing.T) {
 		{"sed 'k' f", policy.Deny, "sed-no-write"},
 		{"sed 1R.env f", policy.Deny, "paths.deny"},
 		{"sed 'w ~/.ssh/authorized_keys' f", policy.Deny, "paths.deny"},
+		// GNU sed ends a label at a blank: the e after it runs.
+		{"sed ':a e id' f", policy.Deny, "sed-no-write"},
+		{"sed 'b end e id' f", policy.Deny, "sed-no-write"},
+		{"sed -n ':a;N;$!ba;p' f", policy.Allow, "programs.sed"},
+		{"sed -e :top -e 'n;b top' f", policy.Allow, "programs.sed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.command, func(t *testing.T) {

@@ -173,6 +173,7 @@ func (g *Given) Effect() Effect {
 type Parsed struct {
 	Spec    *Spec // the subcommand's spec when there is one
 	Sub     string
+	SubAt   int // the index of Sub among the words parsed
 	Options []Given
 	// Operands are the words that are neither options nor their values,
 	// with their indexes in the words parsed.
@@ -247,7 +248,7 @@ func (s *Spec) Parse(args []string) *Parsed {
 	if n >= len(args) {
 		return p
 	}
-	p.Sub = args[n]
+	p.Sub, p.SubAt = args[n], n
 	sub, ok := s.Subcommands[p.Sub]
 	if !ok {
 		for i := n + 1; i < len(args); i++ {

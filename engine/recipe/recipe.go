@@ -109,6 +109,9 @@ type Shell struct {
 	Heredoc             string `json:"heredoc"`
 	DynamicCommandName  string `json:"dynamic_command_name"`
 	UnknownProgram      string `json:"unknown_program"`
+	// UnknownOption decides an option (or subcommand) of a program rein
+	// models that its program table does not know (default ask).
+	UnknownOption string `json:"unknown_option,omitempty"`
 }
 
 // Paths are globs for file tools and path arguments. Relative globs are

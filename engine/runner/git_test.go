@@ -105,7 +105,8 @@ func TestGitObjectIDsOfFilesAreRefused(t *testing.T) {
 		"git log -L1,1:.env", "x=.env; git log -L1,+1:$x HEAD",
 	} {
 		res := r.Run(context.Background(), text, runner.RunOptions{})
-		if strings.Contains(res.Stdout, "LEAK") || res.DeniedBy != "paths.deny" {
+		// (--filters runs the filters configuration names: refused for that first.)
+		if strings.Contains(res.Stdout, "LEAK") || res.DeniedBy != "paths.deny" && !(strings.Contains(text, "--filters") && res.DeniedBy == "options.helper") {
 			t.Errorf("%s: %+v", text, res)
 		}
 	}

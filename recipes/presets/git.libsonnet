@@ -41,6 +41,8 @@ local local_ = ['add', 'commit', 'stash', 'switch', 'checkout', 'restore', 'mv',
   ],
   // Committing and switching branches write the work tree and .git.
   sandbox+: { mode: 'workspace-write' },
+  // Options rein's program table does not know ask rather than fail.
+  shell+: { unknown_option: 'ask' },
   tests+: {
     allow+: ['git checkout main', 'git checkout -b feature origin/main', 'git checkout -', 'git stash pop', 'git stash push -m wip', 'git stash show stash@{1}', 'git switch -c feature', 'git stash list', 'git branch feature', 'git tag v1.0.0'],
     ask+: ['git commit -m "fix build"', 'git rebase main', 'git reset HEAD~1', 'git checkout -- .', 'git checkout .', 'git checkout HEAD~1 -- src/main.go',

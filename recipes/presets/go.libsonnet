@@ -41,6 +41,7 @@ local outputList = std.join(', ', ['"%s"' % f for f in outputs]);
     gofmt: p('Format Go source (-l lists, -d diffs; -w writes)'),
   },
   // Builds write to Go's caches and may download modules.
+  shell+: { unknown_option: 'ask' },
   sandbox+: { mode: 'workspace-write', network: 'allow', write+: ['$GOCACHE', '$GOMODCACHE', '~/.cache/go-build', '~/go/pkg/mod'] },
   rules+: [
     rein.rule('go-mod-network', 'ask', 'go mod tidy/download/edit change go.mod or use the network', each='cmd.name == "go" && cmd.sub == "mod" && len(cmd.positionals) > 1 && cmd.positionals[1] in ["tidy", "download", "edit"]'),

@@ -11,6 +11,7 @@ local p = rein.program;
     make: p('Run Makefile targets', deny_flags=['--eval', '--eval=*', '-E']),
     gmake: p('GNU make', deny_flags=['--eval', '--eval=*', '-E']),
   },
+  shell+: { unknown_option: 'ask' },
   sandbox+: { mode: 'workspace-write', network: 'allow' },
   rules+: [
     // make runs what its makefiles say: -f - (or /dev/stdin, <(...)) takes

@@ -81,6 +81,7 @@ local nodeOptions = ['-v', '--version', '-h', '--help', '-c', '--check', '--v8-o
   // Package caches only: not the folders on PATH (pnpm's and yarn's global
   // bins), npx's installs (run again later without a check) or ~/.cache as
   // a whole (rein's compile cache is there).
+  shell+: { unknown_option: 'ask' },
   sandbox+: { mode: 'workspace-write', network: 'allow', write+: ['~/.npm/_cacache', '~/.npm/_logs', '~/.cache/yarn', '~/.yarn/berry/cache', '~/.local/share/pnpm/store', '~/.cache/node-gyp'] },
   tests+: {
     allow+: ['npm test', 'npm run build', 'npm ls --depth=0', 'yarn test', 'pnpm run lint', 'node --version', 'node scripts/check.js', 'node --test', 'node --test test/',

@@ -49,6 +49,7 @@ local pip = p('Python packages', subcommands={
   },
   // The package managers' caches, not ~/.cache as a whole (rein's compile
   // cache is there, pre-commit's hook environments too).
+  shell+: { unknown_option: 'ask' },
   sandbox+: { mode: 'workspace-write', network: 'allow', write+: ['~/.cache/pip', '~/.cache/uv', '~/.cache/pypoetry'] },
   rules+: [
     // pytest empties the --basetemp folder before the run (only the

@@ -4,13 +4,6 @@ local rein = import '../helpers.libsonnet';
 local p = rein.program;
 local s = rein.sub;
 
-// What in an awk program runs commands, writes files or reads files it was
-// not given. Plain substrings, each program bound once (let p = #): awk
-// programs are long, and this is several times faster than one alternation
-// regular expression, which it otherwise equals.
-// '@' is gawk's @include, @load and indirect call: f = "sys" "tem"; @f("id")
-// runs id with no system in the text.
-local awkEffects = ['system', 'getline', '|', '>', '@', 'ARGV', 'close(', 'fflush'];
 local safeEnv = ['LANG', 'LANGUAGE', 'TZ', 'NO_COLOR', 'CLICOLOR', 'FORCE_COLOR', 'TERM', 'COLUMNS', 'LINES', 'PAGER', 'GIT_PAGER'];
 
 local posix = {
@@ -150,6 +143,8 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
         config: s('Read configuration (--get, --list)', flags=['--get', '--get-all', '--get-regexp', '--list', '-l', '--show-origin', '--show-scope', '--name-only', '-z', '--null', '--local', '--global', '--system', '--includes', '--type=*', '--default=*']),
         worktree: s('List worktrees', args=['list']),
         whatchanged: gitLog,
+        reflog: s('Where HEAD and branches pointed (git reflog -n 10, git reflog show main)', deny_flags=['--output', '--output=*', '--ext-diff']),
+        stash: s('Stashed changes (git stash list)', args=['list']),
         'count-objects': s('Repository size (-vH)'),
         'check-ignore': s('Explain .gitignore matches'),
         'check-attr': s('Show attributes'),
@@ -159,7 +154,7 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
         help: s('Git help'),
         var: s('Show git variables'),
       },
-      deny_subcommands=['push', 'pull', 'fetch', 'clone', 'commit', 'reset', 'rebase', 'merge', 'checkout', 'switch', 'restore', 'clean', 'rm', 'mv', 'add', 'stash', 'cherry-pick', 'revert', 'am', 'apply', 'gc', 'prune', 'init', 'submodule', 'notes', 'replace', 'bisect', 'filter-branch', 'update-ref', 'update-index', 'daemon', 'send-email', 'credential', 'difftool', 'mergetool', 'archive', 'bundle', 'fast-import', 'maintenance', 'sparse-checkout'],
+      deny_subcommands=['push', 'pull', 'fetch', 'clone', 'commit', 'reset', 'rebase', 'merge', 'checkout', 'switch', 'restore', 'clean', 'rm', 'mv', 'add', 'cherry-pick', 'revert', 'am', 'apply', 'gc', 'prune', 'init', 'submodule', 'notes', 'replace', 'bisect', 'filter-branch', 'update-ref', 'update-index', 'daemon', 'send-email', 'credential', 'difftool', 'mergetool', 'archive', 'bundle', 'fast-import', 'maintenance', 'sparse-checkout'],
     ),
   },
 
@@ -171,10 +166,16 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
       each='cmd.name == "git" && cmd.sub == "config" && !hasFlag(cmd, "--get", "--get-all", "--get-regexp", "--list", "-l")',
     ),
     rein.rule(
+      'git-reflog-read-only',
+      'deny',
+      'git reflog expire and delete remove history; git reflog and git reflog show only read it',
+      each='cmd.name == "git" && cmd.sub == "reflog" && any(cmd.positionals, {# in ["expire", "delete", "drop"]})',
+    ),
+    rein.rule(
       'awk-no-side-effects',
       'deny',
-      'this awk program can run commands, write files or read files it was not given (system, getline, |, >, -f, ARGV, @include or another @), or is given where rein does not read it (gawk -e/--source, -W); use grep, cut or sort, or an awk program without them',
-      each='cmd.name in ["awk", "gawk", "mawk", "nawk"] && (hasFlag(cmd, "-f", "--file", "-i", "--include", "-l", "--load", "-E", "--exec", "-e", "--source", "-W") || any(cmd.positionals, {let p = #; ' + std.join(' || ', ['p contains "%s"' % w for w in awkEffects]) + '}))',
+      'this awk program can run commands, write files or read files it was not given (system(), a pipe, print > FILE, getline, ARGV, close(), fflush() or gawk\'s @), or rein cannot read it; use grep, cut or sort, or an awk program without them',
+      each='cmd.name in ["awk", "gawk", "mawk", "nawk"] && (let a = awkProgram(cmd); a.runs || a.writes || a.reads || a.error != "")',
     ),
     rein.rule(
       'sed-no-write',
@@ -218,6 +219,9 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
     'function': 'deny',
     heredoc: 'allow',
     dynamic_command_name: 'deny',
+    // An option rein's program table does not know may write or run
+    // anything: refused, with the option named.
+    unknown_option: 'deny',
   },
   default: 'deny',
   // The kernel sandbox: no writes at all (a private temporary folder aside),
@@ -241,10 +245,17 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
       "sed -n '1,20p' README.md",
       "sed 's/a/b/g' README.md",
       "awk '{print $1}' README.md",
+      "awk '$2 > 10' f",
+      "awk -F: '$3 >= 1000 && $7 !~ /nologin/ {print $1}' /etc/passwd",
+      "awk '{ if (($2 > 1) || ($3 < 2)) print $1 \"|\" $2 }' f",
+      "awk 'NR > 1 { s += $2 / 2 } END { printf \"%d\\n\", (s > 0) }' f",
       'find . -type f -exec grep -l TODO {} +',
       'ls | xargs cat',
       'GIT_PAGER=cat git log -1',
       'git config --get user.name',
+      'git stash list',
+      'git reflog -n 10',
+      'git reflog show main',
       'sort -u names.txt',
       'LC_ALL=C sort names.txt',
       "jq '.name' package.json",
@@ -294,6 +305,9 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
       'rm -fr /',
       'rm --recursive --force /',
       'git config core.pager sh',
+      'git stash show -p',
+      'git reflog expire --expire=now --all',
+      'git reflog delete HEAD@{1}',
       'git diff --output=x',
       'git branch -D main',
       'PATH=/tmp; ls',
@@ -342,6 +356,13 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
       "awk --source='BEGIN{system(\"id\")}'",
       "awk --so='BEGIN{system(\"id\")}'",
       "awk -W exec x.awk",
+      "awk '{print > \"out.txt\"}' f",
+      "awk '{print $1 >> $2}' f",
+      "awk '{printf \"%s\", $1 > \"/tmp/x\"}' f",
+      "awk '{print | \"sh\"}' f",
+      "awk 'BEGIN { \"id\" | getline x; print x }'",
+      "awk 'BEGIN { if (1) /\"/ ; system(\"id\") ; x = \"/\" }'",
+      "awk 'BEGIN { while ((\"id\" |& getline l) > 0) print l }'",
     ],
   },
 }

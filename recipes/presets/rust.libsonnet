@@ -43,6 +43,7 @@ local s = rein.sub;
   // Where cargo downloads crates, and its lock files; not ~/.cargo/bin (on
   // PATH), ~/.cargo/env (sourced by shells), cargo's config or the
   // toolchains in ~/.rustup, which run later, outside rein.
+  shell+: { unknown_option: 'ask' },
   sandbox+: { mode: 'workspace-write', network: 'allow', write+: ['~/.cargo/registry', '~/.cargo/git', '~/.cargo/.package-cache', '~/.cargo/.package-cache-mutate',
                                          '$CARGO_HOME/registry', '$CARGO_HOME/git', '$CARGO_HOME/.package-cache', '$CARGO_HOME/.package-cache-mutate'] },
   rules+: [
