@@ -117,6 +117,10 @@ options:
 					setValue("-"+string(c), v[j+1:])
 					break
 				}
+				if syn.known && strings.IndexByte(syn.shortOther, c) < 0 && !(syn.numbers && c >= '0' && c <= '9') {
+					out.unknown = v
+					break options
+				}
 				setValue("-"+string(c), "")
 			}
 			i++

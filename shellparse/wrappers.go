@@ -1,5 +1,7 @@
 package shellparse
 
+import "github.com/reinsh/rein/engine/programs"
+
 // The programs that run other programs, and how each one's command is
 // found: after options (sudo, env, xargs, ...), as a shell script (sh -c),
 // or by a syntax of its own (find -exec, git -c, ssh, ...). unwrap.go
@@ -21,6 +23,13 @@ type optionSyntax struct {
 	skip       int      // positionals before the command (timeout DURATION)
 	loneDash   bool     // a lone - is an option (env -, which is env -i)
 	chdir      []string // options that run the command in another folder (env -C DIR)
+	// shortOther are the short options without a value; with known set,
+	// a letter in none of the lists is an option rein does not know, and
+	// leaves the command unknown (env -a ARG, coreutils 9.5, takes a value
+	// rein would have read as the command).
+	shortOther string
+	known      bool
+	numbers    bool // -NUM is an option (nice -5)
 }
 
 var wrappers = map[string]optionSyntax{
@@ -28,8 +37,9 @@ var wrappers = map[string]optionSyntax{
 		longValue: []string{"--close-from", "--chdir", "--group", "--host", "--prompt", "--chroot", "--role", "--command-timeout", "--type", "--other-user", "--user"},
 		longOther: []string{"--askpass", "--background", "--bell", "--preserve-env", "--edit", "--set-home", "--help", "--login", "--remove-timestamp",
 			"--reset-timestamp", "--list", "--non-interactive", "--preserve-groups", "--stdin", "--shell", "--version", "--validate"},
-		noRun: "lVvK", noRunLong: []string{"--list", "--version", "--validate", "--help", "--remove-timestamp"}, assigns: true, chdir: []string{"-D", "--chdir"}},
-	"doas": {shortValue: "uC", assigns: false},
+		noRun: "lVvK", noRunLong: []string{"--list", "--version", "--validate", "--help", "--remove-timestamp"}, assigns: true, chdir: []string{"-D", "--chdir"},
+		shortOther: "AbBEeHiKklnPSsVv", known: true},
+	"doas": {shortValue: "uC", shortOther: "Lns", known: true, assigns: false},
 	"env": {shortValue: "uCS", longValue: []string{"--unset", "--chdir", "--split-string"},
 		longOther: []string{"--ignore-environment", "--null", "--block-signal", "--default-signal", "--ignore-signal", "--list-signal-handling", "--debug", "--help", "--version"},
 		noRunLong: []string{"--help", "--version"}, assigns: true, loneDash: true, chdir: []string{"-C", "--chdir"}},
@@ -37,9 +47,9 @@ var wrappers = map[string]optionSyntax{
 	"nohup":   {longOther: []string{"--help", "--version"}, noRunLong: []string{"--help", "--version"}},
 	"timeout": {shortValue: "sk", longValue: []string{"--signal", "--kill-after"}, longOther: []string{"--foreground", "--preserve-status", "--verbose", "--help", "--version"}, noRunLong: []string{"--help", "--version"}, skip: 1},
 	"time":    {shortValue: "fo", longValue: []string{"--format", "--output"}, longOther: []string{"--append", "--portability", "--quiet", "--verbose", "--help", "--version"}, noRun: "hV", noRunLong: []string{"--help", "--version"}},
-	"command": {noRun: "vV"},
+	"command": {noRun: "vV", shortOther: "pvV", known: true},
 	"builtin": {},
-	"exec":    {shortValue: "a"},
+	"exec":    {shortValue: "a", shortOther: "cl", known: true},
 	"stdbuf":  {shortValue: "ioe", longValue: []string{"--input", "--output", "--error"}, longOther: []string{"--help", "--version"}, noRunLong: []string{"--help", "--version"}},
 	"ionice": {shortValue: "cnpPu", longValue: []string{"--class", "--classdata", "--pid", "--pgid", "--uid"}, longOther: []string{"--ignore", "--help", "--version"},
 		noRun: "pPu", noRunLong: []string{"--pid", "--pgid", "--uid", "--help", "--version"}},
@@ -53,6 +63,36 @@ var wrappers = map[string]optionSyntax{
 		longOther: []string{"--null", "--eof", "--replace", "--open-tty", "--interactive", "--no-run-if-empty", "--show-limits", "--verbose", "--exit", "--help", "--version"},
 		noRunLong: []string{"--help", "--version"}},
 	"ssh": {shortValue: "BbcDEeFIiJLlmOoPpQRSWw"},
+}
+
+// The wrappers of the program table (env, nice, timeout, time, xargs)
+// take their options from it.
+func init() {
+	for name, syn := range wrappers {
+		spec := programs.Lookup(name)
+		if spec == nil {
+			continue
+		}
+		syn.shortValue, syn.optValue, syn.shortOther, syn.longValue, syn.longOther = "", "", "", nil, nil
+		syn.known, syn.numbers = true, spec.Numbers
+		for _, o := range spec.Options {
+			for _, n := range o.Names {
+				switch {
+				case len(n) == 2 && o.Arity == programs.Required:
+					syn.shortValue += n[1:]
+				case len(n) == 2 && o.Arity == programs.Optional:
+					syn.optValue += n[1:]
+				case len(n) == 2:
+					syn.shortOther += n[1:]
+				case o.Arity == programs.Required:
+					syn.longValue = append(syn.longValue, n)
+				default:
+					syn.longOther = append(syn.longOther, n)
+				}
+			}
+		}
+		wrappers[name] = syn
+	}
 }
 
 // shellDashC is the label of a script given to each shell with -c.

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/reinsh/rein/engine/programs"
 	"github.com/reinsh/rein/shellparse"
 )
 
@@ -182,7 +183,7 @@ func (p *Policy) matchProgram(name string, prog *program, c *shellparse.Command,
 			args = sub.Args
 		}
 	}
-	if why := p.checkArgs(scope, rest, flags, args, c); why != "" {
+	if why := p.checkArgs(scope, rest, flags, args, c, separateValues(c, len(words)-len(rest))); why != "" {
 		m.why = why
 		return
 	}
@@ -202,11 +203,14 @@ func (s argScope) String() string {
 
 // checkArgs checks flags against an allow list (nil = any) and positionals
 // against argument patterns (nil = any).
-func (p *Policy) checkArgs(scope argScope, words []shellparse.Word, flags *flagSet, args []string, c *shellparse.Command) string {
+func (p *Policy) checkArgs(scope argScope, words []shellparse.Word, flags *flagSet, args []string, c *shellparse.Command, isValue func(int) bool) string {
 	endOfFlags := false
 	for i := range words {
 		w := &words[i]
 		v := w.Value
+		if isValue(i) {
+			continue // an option's value (git branch --merged main), not an argument
+		}
 		if !endOfFlags && v == "--" {
 			endOfFlags = true
 			continue
@@ -253,6 +257,23 @@ func (p *Policy) argAllowed(w shellparse.Word, patterns []string, c *shellparse.
 		}
 	}
 	return false
+}
+
+// separateValues tells, for the words after the first offset of a command's
+// arguments, which are the values of options given as separate words, as
+// the program table reads them; none for a program it does not know.
+func separateValues(c *shellparse.Command, offset int) func(int) bool {
+	spec := programs.Lookup(c.Name)
+	if spec == nil || len(c.Argv) < 2 {
+		return func(int) bool { return false }
+	}
+	var values []int
+	for _, g := range spec.Parse(c.Argv[1:]).Options {
+		if g.Next {
+			values = append(values, g.At+1-offset)
+		}
+	}
+	return func(i int) bool { return slices.Contains(values, i) }
 }
 
 // deniedFlag finds a flag token (before any --) that the set denies.

@@ -158,6 +158,9 @@ type Given struct {
 	// Negated: git's --no-NAME, which turns the option off: none of its
 	// effects apply.
 	Negated bool
+	// Next: the value is the word after the option's (Value's index is
+	// At+1), not written in it.
+	Next bool
 	At      int // the index, in the words parsed, of the option's word
 }
 
@@ -367,6 +370,7 @@ func (s *Spec) longOption(args []string, i, base int, p *Parsed, g Grammar) int 
 	if o.Arity == Required && !hasValue && !negated {
 		given.Value, given.HasValue = next(args, i)
 		if given.HasValue {
+			given.Next = true
 			i++
 		}
 	}
@@ -445,7 +449,7 @@ func (s *Spec) shortOptions(args []string, i, base int, p *Parsed) int {
 			if j+1 < len(w) {
 				given.Value, given.HasValue = w[j+1:], true
 			} else if v, ok := next(args, i); ok {
-				given.Value, given.HasValue = v, true
+				given.Value, given.HasValue, given.Next = v, true, true
 				i++
 			}
 			p.Options = append(p.Options, given)
@@ -476,6 +480,7 @@ func (s *Spec) goOption(args []string, i, base int, p *Parsed) int {
 	if o.Arity == Required && !hasValue {
 		given.Value, given.HasValue = next(args, i)
 		if given.HasValue {
+			given.Next = true
 			i++
 		}
 	}

@@ -1,0 +1,143 @@
+package policy_test
+
+import (
+	"bufio"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/reinsh/rein/engine/policy"
+)
+
+// The classes of commands a red team had allowed under readonly, each read
+// now the way the program reads it (the program table), with the everyday
+// commands of the same programs beside them.
+func TestOptionsAsProgramsReadThem(t *testing.T) {
+	ro := presetPolicy(t, "readonly")
+	for _, c := range []struct {
+		command string
+		verdict policy.Verdict
+		rule    string
+	}{
+		// 1. -- taken as an option's value: the options after it count.
+		{"sort -T -- -o out.txt in.txt", policy.Deny, "options.writes"},
+		{"sort -k -- --compress-program=sh f", policy.Deny, "options.runs"},
+		{"find . -name -- -delete", policy.Deny, "options.writes"},
+		{"find . -path -- -fprint out", policy.Deny, "options.writes"},
+		{"rg -e -- --pre=sh x", policy.Deny, "options.runs"},
+		{"git grep -e -- -O", policy.Deny, "options.runs"},
+		{"awk -F -- -f prog.awk f", policy.Deny, "options.code"},
+		{"sed -l -- -i s/a/b/ f", policy.Deny, "options.writes"},
+		{"git log --decorate-refs -- --output=/tmp/x", policy.Deny, "options.writes"},
+		{"git log --format -- --output=x", policy.Deny, "options.writes"},
+		// 2. Options by list: what rein has not read is refused, named.
+		{"env -a x rm -rf /", policy.Deny, "analysis.unknown_option"},
+		{"ls --frobnicate", policy.Deny, "shell.unknown_option"},
+		{"cat -Z x", policy.Deny, "shell.unknown_option"},
+		{"sed -I s/a/b/ f", policy.Deny, "shell.unknown_option"},
+		{"awk -d x '{print}' f", policy.Deny, "options.writes"},
+		{"awk -o '{print}' f", policy.Deny, "options.writes"},
+		{"gawk -D '{print}' f", policy.Deny, "options.input"},
+		{"git log --frobnicate", policy.Deny, "shell.unknown_option"},
+		// 3. Code fed where rein does not read it.
+		{"jq -f filter.jq data.json", policy.Deny, "options.code"},
+		{"echo HEAD | git log --stdin -p", policy.Deny, "options.input"},
+		{"ls | xargs -p cat", policy.Deny, "options.input"},
+		{"find . -ok cat {} ;", policy.Deny, "options.input"},
+		// 7. awk read as awk: comparisons are not redirects.
+		{"awk '$2 > 10' f", policy.Allow, "programs.awk"},
+		{"awk '{print > \"out\"}' f", policy.Deny, "awk-no-side-effects"},
+		// 11. Helpers the program starts by itself.
+		{"git --paginate log", policy.Deny, "options.helper"},
+		{"git -p log", policy.Deny, "options.helper"},
+		{"git log -p --textconv", policy.Deny, "options.helper"},
+		{"git show --text --ext-diff HEAD", policy.Deny, "programs.git.subcommands.show.deny_flags"},
+		{"git cat-file --textconv HEAD:main.go", policy.Deny, "options.helper"},
+		{"rg -z password .", policy.Deny, "options.helper"},
+		{"rg --search-z password .", policy.Deny, "options.helper"},
+		{"file -z x.gz", policy.Deny, "options.helper"},
+		{"git branch --edit-description", policy.Deny, "options.helper"},
+		{"git help -w log", policy.Deny, "options.helper"},
+		// Everyday inspection stays allowed.
+		{"git log -p -- src/", policy.Allow, "programs.git"},
+		{"git log --no-textconv -p", policy.Allow, "programs.git"},
+		{"git stash list", policy.Allow, "programs.git"},
+		{"git reflog -n 10", policy.Allow, "programs.git"},
+		{"sort -k2 -n f", policy.Allow, "programs.sort"},
+		{"rg -n TODO src", policy.Allow, "programs.rg"},
+		{"grep -rn --include='*.go' func .", policy.Allow, "commands: grep -rn <pattern> <path>"},
+		{"grep -n --include='*.go' func .", policy.Allow, "programs.grep"},
+		{"head -20 f", policy.Allow, "programs.head"},
+		{"find . -type f -newermt 2024-01-01 -name '*.go'", policy.Allow, "programs.find"},
+		{"git diff --stat HEAD~3", policy.Allow, "commands: git diff"},
+		{"git branch --merged main", policy.Allow, "programs.git"},
+		{"git blame -L 10,20 main.go", policy.Allow, "programs.git"},
+		{"ls | xargs -0 -n1 -I{} echo {}", policy.Allow, "programs.ls, programs.xargs, programs.echo"},
+	} {
+		d := ro.Check(c.command)
+		if d.Verdict != c.verdict || d.Rule != c.rule {
+			t.Errorf("%s: %s by %s (%s), want %s by %s", c.command, d.Verdict, d.Rule, d.Reason, c.verdict, c.rule)
+		}
+	}
+	// A recipe that writes asks about what rein has not read, and lets an
+	// option write where the recipe lets commands write.
+	git := presetPolicy(t, "git")
+	for _, c := range []struct {
+		command string
+		verdict policy.Verdict
+		rule    string
+	}{
+		{"ls --frobnicate", policy.Ask, "shell.unknown_option"},
+		{"git log --frobnicate", policy.Ask, "shell.unknown_option"},
+		{"git --paginate log", policy.Deny, "options.helper"},
+		{"sort -T -- --compress-program=sh f", policy.Deny, "options.runs"},
+	} {
+		d := git.Check(c.command)
+		if d.Verdict != c.verdict || d.Rule != c.rule {
+			t.Errorf("git preset: %s: %s by %s (%s), want %s by %s", c.command, d.Verdict, d.Rule, d.Reason, c.verdict, c.rule)
+		}
+	}
+}
+
+// The messages say which option, and what to do.
+func TestUnknownOptionMessage(t *testing.T) {
+	d := presetPolicy(t, "readonly").Check("sort --frob f")
+	if !strings.Contains(d.Reason, "sort --frob is not an option rein knows sort to have") || !strings.Contains(d.Reason, "leave it out") {
+		t.Errorf("%s", d.Reason)
+	}
+	d = presetPolicy(t, "readonly").Check("sort -o out f")
+	if d.Rule != "programs.sort.deny_flags" && !strings.Contains(d.Reason, "writes the sorted lines to FILE") {
+		t.Errorf("%s: %s", d.Rule, d.Reason)
+	}
+}
+
+// Everyday inspection commands of our own (testdata/everyday.txt): the
+// readonly preset must allow at least 97% of them.
+func TestEverydayCommandsStayAllowed(t *testing.T) {
+	f, err := os.Open("testdata/everyday.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p := presetPolicy(t, "readonly")
+	var total, denied int
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		total++
+		if d := p.Check(line); d.Verdict != policy.Allow {
+			denied++
+			t.Logf("denied: %s (%s: %s)", line, d.Rule, d.Reason)
+		}
+	}
+	if total < 100 {
+		t.Fatalf("only %d commands", total)
+	}
+	if rate := float64(denied) / float64(total); rate > 0.03 {
+		t.Errorf("%d of %d everyday commands denied (%.1f%%, more than 3%%)", denied, total, 100*rate)
+	}
+	t.Logf("%d of %d everyday commands denied", denied, total)
+}
