@@ -161,7 +161,7 @@ type Given struct {
 	// Next: the value is the word after the option's (Value's index is
 	// At+1), not written in it.
 	Next bool
-	At      int // the index, in the words parsed, of the option's word
+	At   int // the index, in the words parsed, of the option's word
 }
 
 // Effect is what the option given makes the program do.
