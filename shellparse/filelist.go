@@ -16,15 +16,32 @@ type NameInput struct {
 	Delim   string   // names end at this separator (xargs -d); "" with Null false: blanks and newlines
 	Replace string   // the marker replaced in Command's arguments (xargs -I, parallel {})
 	Command []string // the command that gets the names, with its arguments
+
+	// How xargs batches what it reads (xargs.go): lines or arguments per
+	// command (-L, -n), an end-of-input word (-E), and whether -s bounds
+	// a command's size. Xargs is set for xargs alone.
+	Xargs    bool
+	MaxLines int
+	MaxArgs  int
+	Sized    bool
+	EOF      string
 }
 
 // xargsInput reads xargs's options with the syntax unwrapping uses.
 func xargsInput(c *Command) NameInput {
 	o := skipOptions(c.Words, wrappers["xargs"], true)
 	next, opts := o.next, o.values
-	x := NameInput{Command: c.Argv[next:]}
+	x := NameInput{Command: c.Argv[next:], Xargs: true}
 	for opt, value := range opts {
 		switch opt {
+		case "-L", "--max-lines", "-l":
+			x.MaxLines = max(1, atoiOr(value, 1))
+		case "-n", "--max-args":
+			x.MaxArgs = max(1, atoiOr(value, 1))
+		case "-s", "--max-chars":
+			x.Sized = true
+		case "-E", "-e", "--eof":
+			x.EOF = value
 		case "-0", "--null":
 			x.Null = true
 		case "-d", "--delimiter":

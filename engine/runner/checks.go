@@ -29,6 +29,10 @@ type runChecks struct {
 
 	mu     sync.Mutex // pipelines run handlers concurrently
 	denial *policy.Decision
+	// originals holds, by the argv call handed the interpreter, the argv
+	// it was given, where call changed it (exclusions of secret files):
+	// exec vets the words xargs adds to what the script wrote.
+	originals sync.Map
 }
 
 func (c *runChecks) refuse(d *policy.Decision) error {
@@ -69,11 +73,14 @@ func (c *runChecks) call(ctx context.Context, args []string) ([]string, error) {
 		}
 		return nil, c.refuse(d)
 	}
-	args, refused := r.guardWalk(args, hc.Dir)
+	guarded, refused := r.guardWalk(args, hc.Dir)
 	if refused != nil {
 		return nil, c.refuse(refused)
 	}
-	return args, nil
+	if !slices.Equal(guarded, args) {
+		c.originals.Store(strings.Join(guarded, "\x00"), args)
+	}
+	return guarded, nil
 }
 
 // guardWalk returns argv with the exclusions that keep a walking program
@@ -119,7 +126,11 @@ func workingTree(dir string) string {
 // not say (guardStart).
 func (c *runChecks) exec(ctx context.Context, args []string) error {
 	r, hc := c.runner, interp.HandlerCtx(ctx)
-	stdin, refused, err := r.guardStart(ctx, args, hc.Dir, hc.Stdin)
+	original := args
+	if v, ok := c.originals.LoadAndDelete(strings.Join(args, "\x00")); ok {
+		original = v.([]string)
+	}
+	stdin, refused, err := r.guardStart(ctx, args, original, hc.Dir, hc.Stdin)
 	switch {
 	case refused != nil:
 		return c.refuse(refused)
@@ -131,12 +142,13 @@ func (c *runChecks) exec(ctx context.Context, args []string) error {
 }
 
 // guardStart checks what a program about to start reads that its argv does
-// not say: file names on its input (xargs, sort --files0-from=-), objects
+// not say (original is argv as the script wrote it, before rein added
+// exclusions): file names on its input (xargs, sort --files0-from=-), objects
 // it names by id (git show ID) and response files (strings @FILE). It
 // returns the reader the program gets instead of stdin (nil: stdin), a
 // denial, or why the input could not be checked.
-func (r *Runner) guardStart(ctx context.Context, argv []string, dir string, stdin io.Reader) (io.Reader, *policy.Decision, error) {
-	guarded, refused, err := r.guardNameInput(ctx, argv, dir, stdin)
+func (r *Runner) guardStart(ctx context.Context, argv, original []string, dir string, stdin io.Reader) (io.Reader, *policy.Decision, error) {
+	guarded, refused, err := r.guardNameInput(ctx, argv, original, dir, stdin)
 	if refused != nil || err != nil {
 		return nil, refused, err
 	}

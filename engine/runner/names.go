@@ -36,7 +36,7 @@ func findNameInput(argv []string) (shellparse.NameInput, string, bool) {
 // guardNameInput reads ahead the name input of the program argv runs. It
 // returns the reader the program should get instead of stdin (nil when it
 // takes no names from stdin), or a denial when the input names a secret.
-func (r *Runner) guardNameInput(ctx context.Context, argv []string, dir string, stdin io.Reader) (io.Reader, *policy.Decision, error) {
+func (r *Runner) guardNameInput(ctx context.Context, argv, original []string, dir string, stdin io.Reader) (io.Reader, *policy.Decision, error) {
 	x, program, ok := findNameInput(argv)
 	if !ok {
 		return nil, nil, nil
@@ -56,6 +56,14 @@ func (r *Runner) guardNameInput(ctx context.Context, argv []string, dir string, 
 	words := x.Words(input)
 	if why := secretAmong(p, words, dir); why != "" {
 		return nil, pathsDenial(argv, "the file list given to %s names %s", program, why), nil
+	}
+	if x.Xargs {
+		if ox, _, ok := findNameInput(original); ok && ox.Xargs {
+			x = ox
+		}
+		if d := r.vetXargs(x, input, argv, dir); d != nil {
+			return nil, d, nil
+		}
 	}
 	// Object ids on the input: git cat-file --batch, xargs git show. (The
 	// words hold each name in several readings: one of each will do.)
@@ -158,4 +166,46 @@ func (r *Runner) guardResponseFiles(argv []string, dir string) *policy.Decision 
 // what it would read (rule paths.deny, as vetting names it).
 func pathsDenial(argv []string, format string, args ...any) *policy.Decision {
 	return &policy.Decision{Command: shellparse.JoinArgv(argv), Verdict: policy.Deny, Rule: "paths.deny", Reason: fmt.Sprintf(format, args...)}
+}
+
+// maxDashItems bounds the items that look like options in xargs's input
+// when its batches are not known (each is vetted as starting one).
+const maxDashItems = 64
+
+// vetXargs vets the commands xargs will build from its input, each with
+// the full policy: the items become arguments (printf -- '-i s/x/y/ f' |
+// xargs sed is sed -i), options included. Where xargs batches by size, an
+// item may start a command, so each that looks like an option is vetted
+// as starting one too.
+func (r *Runner) vetXargs(x shellparse.NameInput, input []byte, argv []string, dir string) *policy.Decision {
+	cmds, exact, err := x.Commands(input)
+	if err != nil {
+		return &policy.Decision{Command: shellparse.JoinArgv(argv), Verdict: policy.Deny, Rule: "xargs.input", Reason: err.Error() + "; quote the names with -0 or -d '\\n'"}
+	}
+	if !exact && len(cmds) == 1 {
+		items := cmds[0][max(len(x.Command), 1):]
+		dashes := 0
+		for k, item := range items {
+			if k == 0 || !strings.HasPrefix(item, "-") {
+				continue
+			}
+			if dashes++; dashes > maxDashItems {
+				return &policy.Decision{Command: shellparse.JoinArgv(argv), Verdict: policy.Deny, Rule: "xargs.input",
+					Reason: fmt.Sprintf("xargs's input has more than %d words that look like options, and xargs may start a command at any of them; give them to the command directly, after --", maxDashItems)}
+			}
+			cmds = append(cmds, append(cmds[0][:len(cmds[0])-len(items):len(cmds[0])-len(items)], items[k:]...))
+		}
+	}
+	for _, cmd := range cmds {
+		d := r.checkArgv(cmd, nil, dir)
+		if d.Verdict == policy.Allow {
+			continue
+		}
+		out := *d
+		out.Command = shellparse.JoinArgv(argv)
+		out.Verdict = policy.Deny
+		out.Reason = fmt.Sprintf("with its input, xargs would run %s: %s", shellparse.JoinArgv(cmd), d.Reason)
+		return &out
+	}
+	return nil
 }

@@ -292,6 +292,7 @@ func (r *Runner) RunArgv(ctx context.Context, argv []string, opts RunOptions) *R
 	if d.Verdict == policy.Deny || d.Verdict == policy.Ask && !opts.Approved {
 		return Denied(d)
 	}
+	original := argv
 	argv, refused := r.guardWalk(argv, dir)
 	if refused != nil {
 		return Denied(refused)
@@ -307,7 +308,7 @@ func (r *Runner) RunArgv(ctx context.Context, argv []string, opts RunOptions) *R
 		return Failed("%v", err)
 	}
 	defer done()
-	guarded, refused, err := r.guardStart(ctx, argv, dir, stdin)
+	guarded, refused, err := r.guardStart(ctx, argv, original, dir, stdin)
 	switch {
 	case refused != nil:
 		return Denied(refused)
