@@ -11,14 +11,14 @@ func TestNameInputOf(t *testing.T) {
 		argv string
 		want *NameInput // nil: takes no list of names
 	}{
-		{"xargs cat", &NameInput{Command: []string{"cat"}}},
-		{"xargs -0 -n 1 cat", &NameInput{Null: true, Command: []string{"cat"}}},
-		{"xargs -d , -r grep x", &NameInput{Delim: ",", Command: []string{"grep", "x"}}},
-		{"xargs -I{} cat .{}", &NameInput{Replace: "{}", Command: []string{"cat", ".{}"}}},
-		{"xargs -i cat {}", &NameInput{Replace: "{}", Command: []string{"cat", "{}"}}},
-		{"xargs --replace=% cat %", &NameInput{Replace: "%", Command: []string{"cat", "%"}}},
-		{"xargs -a list.txt cat", &NameInput{File: "list.txt", Command: []string{"cat"}}},
-		{"xargs --null --delimiter='\\n' cat", &NameInput{Null: true, Delim: "\n", Command: []string{"cat"}}},
+		{"xargs cat", &NameInput{Xargs: true, Command: []string{"cat"}}},
+		{"xargs -0 -n 1 cat", &NameInput{Xargs: true, Null: true, MaxArgs: 1, Command: []string{"cat"}}},
+		{"xargs -d , -r grep x", &NameInput{Xargs: true, Delim: ",", Command: []string{"grep", "x"}}},
+		{"xargs -I{} cat .{}", &NameInput{Xargs: true, Replace: "{}", Command: []string{"cat", ".{}"}}},
+		{"xargs -i cat {}", &NameInput{Xargs: true, Replace: "{}", Command: []string{"cat", "{}"}}},
+		{"xargs --replace=% cat %", &NameInput{Xargs: true, Replace: "%", Command: []string{"cat", "%"}}},
+		{"xargs -a list.txt cat", &NameInput{Xargs: true, File: "list.txt", Command: []string{"cat"}}},
+		{"xargs --null --delimiter='\\n' cat", &NameInput{Xargs: true, Null: true, Delim: "\n", Command: []string{"cat"}}},
 		{"sort --files0-from=-", &NameInput{Null: true}},
 		{"wc -c --files0-from names", &NameInput{Null: true, File: "names"}},
 		{"tar -cf - -T list", &NameInput{File: "list"}},
@@ -32,8 +32,8 @@ func TestNameInputOf(t *testing.T) {
 		{"git cat-file -p HEAD", nil},
 		{"sort names.txt", nil},
 		// Long options abbreviated, as getopt_long takes them.
-		{"xargs --arg-f=list.txt cat", &NameInput{File: "list.txt", Command: []string{"cat"}}},
-		{"xargs --nu --del=, cat", &NameInput{Null: true, Delim: ",", Command: []string{"cat"}}},
+		{"xargs --arg-f=list.txt cat", &NameInput{Xargs: true, File: "list.txt", Command: []string{"cat"}}},
+		{"xargs --nu --del=, cat", &NameInput{Xargs: true, Null: true, Delim: ",", Command: []string{"cat"}}},
 		{"sort --files0=-", &NameInput{Null: true}},
 		{"tar -cf - --files-f=list", &NameInput{File: "list"}},
 	}

@@ -2,6 +2,7 @@ package shellparse
 
 import (
 	"fmt"
+	"github.com/reinsh/rein/engine/programs"
 	"maps"
 	"slices"
 	"strings"
@@ -225,30 +226,19 @@ func (a *analyzer) unwrapFind(cmd *Command, ctx context) {
 	}
 }
 
-// gitCodeConfig are configuration keys whose value git runs as a shell
-// command; gitPathConfig are keys naming code git runs from a path.
-var gitCodeConfig = []string{"core.pager", "core.editor", "core.sshcommand", "core.fsmonitor", "core.askpass", "core.gitproxy",
-	"diff.external", "sequence.editor", "gpg.program", "credential.helper", "uploadpack.packobjectshook", "sendemail.tocmd", "sendemail.cccmd"}
-var gitCodeConfigGlobs = []string{"pager.", "alias.", "diff.*.command", "diff.*.textconv", "filter.", "merge.*.driver", "gpg.*.program", "credential.*.helper", "remote.*.receivepack", "remote.*.uploadpack", "difftool.", "mergetool."}
-var gitPathConfig = []string{"core.hookspath", "core.worktree", "include.path", "includeif."}
-
-func gitConfigRuns(key string) (shellCommand, pathCode bool) {
-	key = strings.ToLower(key)
-	if slices.Contains(gitCodeConfig, key) {
+// gitConfigRuns tells whether a git configuration entry runs a shell
+// command (its value) or code the value does not show, from the program
+// table's one list of keys (programs.GitConfigKey). An alias's value is
+// read when known: alias.x=!cmd runs cmd, alias.x=log runs git log.
+func gitConfigRuns(key, value string, known bool) (shellCommand, pathCode bool) {
+	if !known {
+		value = "!" // what it will be is not known: read it as a command
+	}
+	switch programs.GitConfigKey(key, value) {
+	case programs.GitShell:
 		return true, false
-	}
-	for _, p := range gitPathConfig {
-		if key == p || strings.HasSuffix(p, ".") && strings.HasPrefix(key, p) {
-			return false, true
-		}
-	}
-	for _, g := range gitCodeConfigGlobs {
-		if strings.HasSuffix(g, ".") && strings.HasPrefix(key, g) {
-			return true, false
-		}
-		if pre, suf, ok := strings.Cut(g, ".*."); ok && strings.HasPrefix(key, pre+".") && strings.HasSuffix(key, "."+suf) {
-			return true, false
-		}
+	case programs.GitCode:
+		return false, true
 	}
 	return false, false
 }
@@ -278,7 +268,7 @@ func (a *analyzer) unwrapGit(cmd *Command, ctx context) {
 			a.gitConfig(cmd, key, val, w.Dynamic, ctx)
 		case "--config-env":
 			key, _, _ := strings.Cut(value, "=")
-			if shell, path := gitConfigRuns(key); shell || path {
+			if shell, path := gitConfigRuns(key, "", false); shell || path {
 				a.finding(FindingCodeExec, fmt.Sprintf("git --config-env sets %s from the environment: it runs code that cannot be checked", key), cmd.Pos, cmd.Via)
 			}
 		case "--exec-path": // bare, it only prints the path
@@ -290,7 +280,7 @@ func (a *analyzer) unwrapGit(cmd *Command, ctx context) {
 }
 
 func (a *analyzer) gitConfig(cmd *Command, key, value string, dynamic bool, ctx context) {
-	shell, path := gitConfigRuns(key)
+	shell, path := gitConfigRuns(key, value, !dynamic)
 	switch {
 	case path:
 		a.finding(FindingCodeExec, fmt.Sprintf("git -c %s runs code from %s", key, Quote(value)), cmd.Pos, cmd.Via)

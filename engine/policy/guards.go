@@ -118,8 +118,13 @@ func topLevelConjuncts(src string) (conjuncts []string, ok bool) {
 		switch {
 		case c == '|', // || and the pipe, which binds looser still
 			c == '?' && (i+1 >= len(src) || src[i+1] != '.'),
-			c == 'o' && isWordAt(src, i, "or"):
+			c == 'o' && isWordAt(src, i, "or"),
+			// A sequence (a; b, let x = a; b) is worth its last
+			// expression: a conjunct before the ; guards nothing.
+			c == ';':
 			return false
+		case c == '/' && i+1 < len(src) && (src[i+1] == '/' || src[i+1] == '*'):
+			return false // a comment may hold what the split would misread
 		case c == '&' && i+1 < len(src) && src[i+1] == '&':
 			conjuncts = append(conjuncts, strings.TrimSpace(src[start:i]))
 			start = i + 2
@@ -155,7 +160,7 @@ func scanTopLevel(src string, visit func(i int, c byte) bool) bool {
 		c := src[i]
 		switch {
 		case inString != 0:
-			if c == '\\' {
+			if c == '\\' && inString != '`' { // raw strings have no escapes
 				i++
 			} else if c == inString {
 				inString = 0

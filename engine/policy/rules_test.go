@@ -2,6 +2,8 @@ package policy_test
 
 import (
 	"errors"
+	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/parser"
 	"slices"
 	"strings"
 	"testing"
@@ -271,10 +273,16 @@ local rein = import 'rein.libsonnet';
     rein.rule('ternary', 'deny', 't', each='cmd.name == "nc" ? true : cmd.name == "telnet"'),
     rein.rule('env-or', 'deny', 'e', each='len(cmd.env) > 0 && cmd.env["X"] == "1" || cmd.name == "ftp"'),
     rein.rule('and', 'deny', 'a', each='cmd.name == "rsync" && cmd.sub == "x"'),
+    // A sequence is worth its last expression; a comment hides what it holds.
+    rein.rule('seq', 'deny', 's', each='cmd.name == "x" && true; cmd.name == "rm"'),
+    rein.rule('let', 'deny', 'l', each='let n = cmd.name; n == "shred"'),
+    rein.rule('comment', 'deny', 'c', each='cmd.name == "dd" // && cmd.name == "x"'),
+    rein.rule('block', 'deny', 'b', each='cmd.name == "mkfs" /* && cmd.name == "x" */'),
   ],
 }`)
 	for cmd, rule := range map[string]string{"git push": "or", "curl x": "or", "scp -r a b": "or-words", "wget x": "or-words",
-		"nc x": "ternary", "telnet x": "ternary", "ftp x": "env-or", "X=1 ls": "env-or", "rsync x": "and"} {
+		"nc x": "ternary", "telnet x": "ternary", "ftp x": "env-or", "X=1 ls": "env-or", "rsync x": "and",
+		"rm x": "seq", "shred x": "let", "dd if=x": "comment", "mkfs x": "block"} {
 		if d := p.Check(cmd); d.Verdict != policy.Deny || d.Rule != rule {
 			t.Errorf("%q: %s by %q, want deny by %q", cmd, d.Verdict, d.Rule, rule)
 		}
@@ -345,6 +353,69 @@ func TestLazyBrokenNamePatternFailsClosed(t *testing.T) {
 	for _, c := range []string{"rm x", "ls"} {
 		if d := p.Check(c); d.Verdict != policy.Deny || d.Rule != "bad-re" || !strings.Contains(d.Reason, "does not compile") {
 			t.Errorf("%s: %s by %s (%s), want a denial by the broken rule", c, d.Verdict, d.Rule, d.Reason)
+		}
+	}
+}
+
+// The guards split a rule at its top-level && by reading its text; expr's
+// own parser must see the same conjuncts, for every rule the presets ship
+// and for shapes that read differently. Where the text holds what the
+// split does not model, there are no guards (the rule runs in full).
+func TestGuardSplitAgreesWithExpr(t *testing.T) {
+	srcs := []string{
+		`cmd.name == "x" && true; cmd.name == "rm"`,
+		`cmd.name == "rm" // && cmd.name == "x"`,
+		`cmd.name == "a" && any(cmd.args, {let y = #; y == "b"}) && cmd.sub == "c"`,
+		"cmd.name == `a&&b` && cmd.sub == \"x\"",
+		`cmd.name in ["a", "b"] and hasFlag(cmd, "-x") && len(cmd.env) > 0`,
+		`(cmd.name == "a" || cmd.name == "b") && cmd.sub == "c"`,
+		`cmd.name == "a" ?? false`,
+		`cmd.name == "a" && cmd.sub == "b" | len() > 0`,
+	}
+	for _, preset := range recipes.Presets {
+		r, _ := presetRecipe(t, preset, "")
+		for _, rule := range r.Rules {
+			if rule.Each != "" {
+				srcs = append(srcs, rule.Each)
+			}
+		}
+	}
+	for _, src := range srcs {
+		text, ok := policy.TopLevelConjuncts(src)
+		tree, err := parser.Parse(src)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		// && is associative: (a && b) && c is a && b && c, and expr's tree
+		// keeps no parentheses. Both sides are compared flattened.
+		flatten := func(n ast.Node) []string {
+			var out []string
+			var walk func(n ast.Node)
+			walk = func(n ast.Node) {
+				if b, isAnd := n.(*ast.BinaryNode); isAnd && (b.Operator == "&&" || b.Operator == "and") {
+					walk(b.Left)
+					walk(b.Right)
+					return
+				}
+				out = append(out, n.String())
+			}
+			walk(n)
+			return out
+		}
+		if !ok {
+			continue // no guards: nothing to agree on
+		}
+		var fromText []string
+		for _, c := range text {
+			alone, err := parser.Parse(c)
+			if err != nil {
+				t.Errorf("%s: conjunct %q does not parse alone: %v", src, c, err)
+				continue
+			}
+			fromText = append(fromText, flatten(alone.Node)...)
+		}
+		if fromExpr := flatten(tree.Node); !slices.Equal(fromText, fromExpr) {
+			t.Errorf("%s: the text reads %q, expr %q", src, fromText, fromExpr)
 		}
 	}
 }

@@ -190,3 +190,23 @@ func TestNames(t *testing.T) {
 		t.Errorf("%v", names)
 	}
 }
+
+func TestGitConfigKey(t *testing.T) {
+	for key, want := range map[string]GitConfig{
+		"core.pager": GitShell, "Core.SSHCommand": GitShell, "core.alternateRefsCommand": GitShell,
+		"interactive.diffFilter": GitShell, "diff.tex.textconv": GitShell, "filter.lfs.smudge": GitShell,
+		"pager.log": GitShell, "sendemail.sendmailCmd": GitShell, "credential.https://x.helper": GitShell,
+		"core.hooksPath": GitCode, "include.path": GitCode, "includeIf.gitdir:/x/.path": GitCode,
+		"remote.origin.vcs": GitCode, "lfs.customtransfer.x.path": GitCode, "lfs.extension.x.clean": GitCode,
+		"protocol.ext.allow": GitCode, "url.ext::sh.insteadOf": GitCode, "submodule.x.update": GitCode,
+		"user.name": GitData, "core.autocrlf": GitData, "diff.renames": GitData, "remote.origin.url": GitData,
+		"alias.st": GitData,
+	} {
+		if got := GitConfigKey(key, "status"); got != want {
+			t.Errorf("%s: %d, want %d", key, got, want)
+		}
+	}
+	if GitConfigKey("alias.x", "!id") != GitShell {
+		t.Error("alias.x=!id runs id")
+	}
+}

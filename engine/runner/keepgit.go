@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/reinsh/rein/engine/programs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -166,52 +167,7 @@ func (r *Runner) trustedGit() string {
 
 // runsCode reports whether a git config entry names a program git runs (or
 // a file of more config): the entries a change to a repository's config
-// must not add.
+// must not add. The keys are the program table's (programs.GitConfigKey).
 func runsCode(key, value string) bool {
-	key = strings.ToLower(key)
-	section, rest, _ := strings.Cut(key, ".")
-	name := rest
-	if i := strings.LastIndexByte(rest, '.'); i >= 0 {
-		name = rest[i+1:]
-	}
-	switch section {
-	case "alias":
-		return strings.HasPrefix(strings.TrimSpace(value), "!") // others are git's own commands
-	case "include", "includeif", "pager", "filter", "browser", "man", "difftool", "mergetool", "gpg":
-		return true
-	case "core":
-		switch name {
-		case "fsmonitor", "pager", "editor", "sshcommand", "hookspath", "askpass", "gitproxy", "alternaterefscommand", "worktree":
-			return true
-		}
-	case "diff", "merge":
-		switch name {
-		case "external", "command", "textconv", "driver", "tool":
-			return true
-		}
-	case "credential":
-		return name == "helper"
-	case "remote":
-		switch name {
-		case "uploadpack", "receivepack", "vcs", "proxy":
-			return true
-		}
-	case "submodule":
-		return name == "update"
-	case "sequence":
-		return name == "editor"
-	case "uploadpack":
-		return name == "packobjectshook"
-	case "protocol", "url":
-		return true // ext:: transports run commands
-	case "sendemail":
-		return name == "smtpserver"
-	case "interactive":
-		return name == "difffilter"
-	case "web":
-		return name == "browser"
-	case "extensions":
-		return name == "worktreeconfig" // config.worktree files are read then
-	}
-	return false
+	return programs.GitConfigKey(key, value) != programs.GitData
 }
