@@ -3,10 +3,13 @@ package policy_test
 import (
 	"bufio"
 	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/reinsh/rein/engine/policy"
+	"github.com/reinsh/rein/engine/recipe"
 )
 
 // The classes of commands a red team had allowed under readonly, each read
@@ -140,4 +143,39 @@ func TestEverydayCommandsStayAllowed(t *testing.T) {
 		t.Errorf("%d of %d everyday commands denied (%.1f%%, more than 3%%)", denied, total, 100*rate)
 	}
 	t.Logf("%d of %d everyday commands denied", denied, total)
+}
+
+// A .. goes up from where the links before it lead, as the kernel walks
+// it: lnk/../key is secret/key when lnk leads to secret/sub, though its
+// text cleans to key in the workspace.
+func TestDotDotAfterALinkIsReadPhysically(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symbolic links")
+	}
+	top := t.TempDir()
+	secret := filepath.Join(top, "secret")
+	os.MkdirAll(filepath.Join(secret, "sub"), 0o755)
+	os.WriteFile(filepath.Join(secret, "key"), []byte("k"), 0o600)
+	ws := filepath.Join(top, "ws")
+	os.MkdirAll(ws, 0o755)
+	if err := os.Symlink(filepath.Join(secret, "sub"), filepath.Join(ws, "lnk")); err != nil {
+		t.Skip(err)
+	}
+	os.WriteFile(filepath.Join(ws, "rein.jsonnet"), []byte(`local rein = import 'rein.libsonnet'; rein.presets.readonly + { paths+: { deny+: ['`+secret+`/**'] } }`), 0o644)
+	r, err := recipe.Load(recipe.Options{Dir: ws, CacheDir: "-", UserFile: "-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := policy.New(r, policy.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"cat lnk/../key", "cat ./lnk/./../key", "grep -r x lnk/..", "cat " + ws + "/lnk/../key"} {
+		if d := p.Check(cmd); d.Verdict != policy.Deny || d.Rule != "paths.deny" {
+			t.Errorf("%s: %s by %s (%s)", cmd, d.Verdict, d.Rule, d.Reason)
+		}
+	}
+	if d := p.Check("cat sub/../rein.jsonnet"); d.Verdict != policy.Allow {
+		t.Errorf("a .. without links: %s by %s (%s)", d.Verdict, d.Rule, d.Reason)
+	}
 }

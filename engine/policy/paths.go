@@ -266,7 +266,32 @@ func (ps *pathSet) resolve(arg, cwd string) string {
 		// Doubled slashes still go: //proc//self is /proc/self.
 		return singleSlashes(p)
 	}
+	if strings.Contains(p, "..") && runtime.GOOS != "windows" {
+		return physicalDots(p)
+	}
 	return path.Clean(p)
+}
+
+// physicalDots cleans an absolute path as the kernel walks it: a .. goes
+// up from where the links before it lead, not from their names
+// (/var/run/.. is / where /var/run is a link to /run; cleaning the text
+// gives /var). What follows the last .. is cleaned by its text: links
+// there are followed where the path is checked again as it runs.
+func physicalDots(p string) string {
+	cur := "/"
+	for _, part := range strings.Split(p, "/") {
+		switch part {
+		case "", ".":
+		case "..":
+			if real, err := filepath.EvalSymlinks(cur); err == nil {
+				cur = filepath.ToSlash(real)
+			}
+			cur = path.Dir(cur)
+		default:
+			cur = path.Join(cur, part)
+		}
+	}
+	return cur
 }
 
 // homes caches the home folders of users named in ~NAME ("" for none):
