@@ -18,6 +18,15 @@ bench:
 fuzz time="2m":
     go test ./engine/policy -run '^$' -fuzz '^FuzzVet$' -fuzztime {{time}}
 
+# The oracle: generated commands vetted under readonly and run for real under the sandbox (default 5000; CI runs 600)
+oracle n="5000" seed="1":
+    REIN_ORACLE_N={{n}} REIN_ORACLE_SEED={{seed}} go test ./engine/runner -run '^TestOracle$' -v -timeout 60m
+
+# Fuzz the program table's parser and the awk reader (default 1 minute each)
+fuzz-parsers time="1m":
+    go test ./engine/programs -run '^$' -fuzz '^FuzzParse$' -fuzztime {{time}}
+    go test ./shellparse -run '^$' -fuzz '^FuzzAwk$' -fuzztime {{time}}
+
 # gofmt, go vet and cross-builds
 lint:
     test -z "$(gofmt -l $(git ls-files '*.go'))"

@@ -45,3 +45,18 @@ func TestAwk(t *testing.T) {
 		}
 	}
 }
+
+// FuzzAwk: any program text reads without a panic, and what follows a
+// complete statement cannot hide it: a program that starts with a call
+// of system() runs commands, or cannot be read at all.
+func FuzzAwk(f *testing.F) {
+	for _, s := range []string{`$2 > 10`, `{print > "f"}`, `BEGIN { if (1) /"/ ; system("id") ; x = "/" }`, `{ x = (a+b) / 2; print "a/b" }`, "# c\n{ print }"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, program string) {
+		Awk(program)
+		if a := Awk("BEGIN{system(\"id\")}\n" + program); a.Err == "" && !a.Runs {
+			t.Fatalf("%q: system() not found", program)
+		}
+	})
+}

@@ -2,6 +2,7 @@ package shellparse
 
 import (
 	"fmt"
+	"github.com/reinsh/rein/engine/programs"
 	"io/fs"
 	"slices"
 	"strings"
@@ -233,6 +234,16 @@ func grepPatternGiven(args []string) bool {
 // printsPatch reports whether a log, whatchanged or diff-tree option makes
 // it print patches (file contents).
 func printsPatch(a string) bool {
+	if len(a) > 2 && a[0] == '-' && a[1] != '-' && !strings.Contains(a, "=") {
+		// A cluster of letters (-Dp is -D -p), read as git log reads it.
+		if log := programs.Lookup("git").Subcommands["log"]; log != nil {
+			for _, g := range log.Parse([]string{a}).Options {
+				if g.Option != nil && slices.ContainsFunc(g.Option.Names, func(n string) bool { return n != a && printsPatch(n) }) {
+					return true
+				}
+			}
+		}
+	}
 	switch a {
 	case "-p", "-u", "--patch", "--patch-with-stat", "--patch-with-raw", "-c", "--cc", "--dd", "-m",
 		"--remerge-diff", "-W", "--function-context", "--binary", "--full-diff":

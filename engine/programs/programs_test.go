@@ -210,3 +210,38 @@ func TestGitConfigKey(t *testing.T) {
 		t.Error("alias.x=!id runs id")
 	}
 }
+
+// FuzzParse: any argv parses without a panic, every word is read once (an
+// option, a value or an operand), and an option's value given as the next
+// word is that word.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"sort -k -- -o out in", "git log --decorate-refs -- --output=x", "find . -name -- -delete",
+		"grep -3n -e x -- f", "jq --arg a b --rawfile r f .", "xargs -0 -l1 sed -i", "git -C x stash list -p", "sed -i.b --in-pl=x p"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		words := strings.Fields(line)
+		if len(words) == 0 {
+			return
+		}
+		spec := Lookup(words[0])
+		if spec == nil {
+			spec = Lookup("sort")
+		}
+		args := words[1:]
+		p := spec.Parse(args)
+		for _, g := range p.Options {
+			if g.At < 0 || g.At >= len(args) {
+				t.Fatalf("%q: option at %d of %d words", line, g.At, len(args))
+			}
+			if g.Next && (g.At+1 >= len(args) || args[g.At+1] != g.Value && g.Option != nil && g.Option.Args <= 1) {
+				t.Fatalf("%q: %s's value %q is not the next word", line, g.Written, g.Value)
+			}
+		}
+		for _, o := range p.Operands {
+			if o.At < 0 || o.At >= len(args) || args[o.At] != o.Value {
+				t.Fatalf("%q: operand %q at %d", line, o.Value, o.At)
+			}
+		}
+	})
+}
