@@ -179,3 +179,25 @@ func TestDotDotAfterALinkIsReadPhysically(t *testing.T) {
 		t.Errorf("a .. without links: %s by %s (%s)", d.Verdict, d.Rule, d.Reason)
 	}
 }
+
+// Every secret place the recipe lists is refused by name through every
+// reader readonly allows, however the reader takes it.
+func TestEverySecretThroughEveryReader(t *testing.T) {
+	p := presetPolicy(t, "readonly")
+	readers := []string{"cat %s", "head -n 5 %s", "tail %s", "grep -n x %s", "sort %s", "wc -l %s", "od -c %s", "strings %s",
+		"awk '{print}' %s", "sed -n p %s", "diff %s README.md", "cut -c1-5 %s", "file %s", "md5sum %s", "hexdump -C %s",
+		"cat < %s", "jq . %s", "grep -r x %s", "ls -la %s", "git log -p -- %s", "grep -f %s README.md", "sort --files0-from=%s"}
+	for _, glob := range recipe.SecretPaths {
+		if strings.HasPrefix(glob, "/dev/") || strings.HasPrefix(glob, "/proc/") && !strings.HasSuffix(glob, "cmdline") {
+			continue // devices and /proc have tests of their own
+		}
+		// A path the glob matches.
+		path := strings.NewReplacer("/**", "/x/y", "**/", "sub/", "*", "a", "[0-9]", "1").Replace(glob)
+		for _, reader := range readers {
+			cmd := strings.ReplaceAll(reader, "%s", path)
+			if d := p.Check(cmd); d.Verdict != policy.Deny {
+				t.Errorf("%s (from %s): %s by %s (%s)", cmd, glob, d.Verdict, d.Rule, d.Reason)
+			}
+		}
+	}
+}

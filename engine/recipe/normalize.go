@@ -45,7 +45,31 @@ var (
 		// one writing it can forge what the user sees.
 		"/dev/tty", "/dev/tty[0-9]*", "/dev/pts/**", "/dev/console", "/dev/ptmx", "/dev/vcs*",
 		// rein's own record: every session's transcript, from every repository.
-		"~/.local/state/rein/**"}, ToolConfig...)
+		"~/.local/state/rein/**",
+		// Container registries' logins: podman, buildah and skopeo
+		// (containers-auth.json(5)), Docker's before config.json.
+		"~/.config/containers/auth.json", "/run/user/*/containers/auth.json", "~/.dockercfg",
+		// Cloud and platform command lines' tokens: Oracle (oci), DigitalOcean
+		// (doctl), Hetzner (hcloud), Alibaba (aliyun), GitLab (glab), Pulumi,
+		// Terraform's CLI config, 1Password (op), rclone, s3cmd, boto, MinIO.
+		"~/.oci/**", "~/.config/doctl/**", "~/.config/hcloud/**", "~/.aliyun/**", "~/.config/glab-cli/**",
+		"~/.pulumi/credentials.json", "~/.terraformrc", "~/.config/op/**", "~/.config/rclone/rclone.conf",
+		"~/.s3cfg", "~/.boto", "~/.mc/config.json",
+		// Package registries' tokens: Composer, NuGet, sbt and ivy, yarn 2+.
+		"~/.composer/auth.json", "~/.config/composer/auth.json", "~/.nuget/NuGet/NuGet.Config",
+		"~/.sbt/credentials", "~/.ivy2/.credentials", "~/.yarnrc.yml",
+		// Coding agents' logins: Claude Code, Codex, Gemini CLI, GitHub
+		// Copilot; and tools that keep tokens in configstore (firebase).
+		"~/.claude/.credentials.json", "~/.claude.json", "~/.codex/auth.json", "~/.gemini/oauth_creds.json",
+		"~/.config/github-copilot/**", "~/.config/configstore/**",
+		// Secrets mounted into containers: Docker and Compose secrets,
+		// Kubernetes service account tokens.
+		"/run/secrets/**", "/var/run/secrets/**",
+		// Project files that hold secrets by name: prod.env, Google's OAuth
+		// client secrets and service account keys.
+		"**/*.env", "**/credentials.json", "**/client_secret*.json",
+		// Other processes' command lines: tokens passed as arguments.
+		"/proc/**/cmdline"}, ToolConfig...)
 	// ToolConfig are secrets that the programs rein runs read for their
 	// own configuration: git its ~/.gitconfig, shells their start-up files
 	// (export TOKEN=... lives there), maven and gradle their settings,

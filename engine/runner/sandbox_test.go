@@ -199,6 +199,37 @@ func TestSandboxHidesSecrets(t *testing.T) {
 	}
 }
 
+// The places the README says are hidden are hidden: the newer entries of
+// the list, and a secret folder that is a link, where it leads as well.
+func TestSandboxHidesWhatTheReadmeSays(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	secret := map[string]string{
+		".config/containers/auth.json": "REGISTRY", ".codex/auth.json": "CODEX", ".claude/.credentials.json": "CLAUDE",
+		".oci/config": "ORACLE", ".config/gh/hosts.yml": "GH", "dotfiles/kube/config": "KUBE",
+	}
+	for name, body := range secret {
+		os.MkdirAll(filepath.Dir(filepath.Join(home, name)), 0o700)
+		os.WriteFile(filepath.Join(home, name), []byte(body+"-LEAK"), 0o600)
+	}
+	if err := os.Symlink(filepath.Join(home, "dotfiles", "kube"), filepath.Join(home, ".kube")); err != nil {
+		t.Skip(err)
+	}
+	// The script names the files itself: vetting, which refuses them by
+	// name, does not see them.
+	var names []string
+	for name := range secret {
+		names = append(names, "\"$HOME/"+name+"\"")
+	}
+	r, _ := sandboxed(t, `{ commands: [{ command: './peek.sh' }] }`, map[string]string{
+		"peek.sh": "#!/bin/sh\necho ran\nfor f in " + strings.Join(names, " ") + " \"$HOME/.kube/config\"; do cat \"$f\"; done; grep -r LEAK \"$HOME\"\n",
+	})
+	res := r.Run(context.Background(), "./peek.sh", runner.RunOptions{})
+	if strings.Contains(res.Stdout, "LEAK") || !strings.Contains(res.Stdout, "ran") {
+		t.Errorf("stdout %q stderr %q", res.Stdout, res.Stderr)
+	}
+}
+
 func TestSandboxReadOnly(t *testing.T) {
 	r, dir := sandboxed(t, `{ commands: [{ command: './write.sh' }], sandbox: { mode: 'read-only' } }`, map[string]string{
 		"write.sh": "#!/bin/sh\ncat write.sh > /dev/null && echo read-ok\necho x > inside.txt\n",

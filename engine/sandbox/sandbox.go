@@ -291,11 +291,20 @@ func hidden(globs []string, workspace string) []string {
 			paths, _ = filepath.Glob(p)
 		}
 		for _, p := range paths {
-			if policy.Inside(p, workspace) || policy.Inside(workspace, p) {
-				continue
+			// A secret folder that is a link (~/.kube -> ~/dotfiles/kube)
+			// is hidden where it leads too: its target is readable by
+			// that name otherwise.
+			targets := []string{p}
+			if real, err := filepath.EvalSymlinks(p); err == nil && real != p {
+				targets = append(targets, real)
 			}
-			if _, err := os.Lstat(p); err == nil && !slices.Contains(out, p) {
-				out = append(out, p)
+			for _, p := range targets {
+				if policy.Inside(p, workspace) || policy.Inside(workspace, p) {
+					continue
+				}
+				if _, err := os.Lstat(p); err == nil && !slices.Contains(out, p) {
+					out = append(out, p)
+				}
 			}
 		}
 	}
