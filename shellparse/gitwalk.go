@@ -43,7 +43,7 @@ func guardGit(argv, names []string, stat func(string) (fs.FileInfo, error), foll
 		valued = gitGrepValued
 		argv = append(argv[:i+1:i+1], fullOptions("git grep", argv[i+1:])...) // --max-d 2 is --max-depth 2
 	case "diff", "show":
-	case "log", "whatchanged", "diff-tree":
+	case "log", "whatchanged", "diff-tree", "reflog": // reflog is log -g
 		if !slices.ContainsFunc(argv[i+1:], printsPatch) {
 			return argv, false, nil
 		}
@@ -267,6 +267,9 @@ func looksLikePathspec(a string) bool {
 // hold stashed changes to files named like secrets, and stash show takes no
 // pathspecs to leave them out. i is where stash is in argv.
 func guardStash(argv []string, i int, names []string) ([]string, error) {
+	if i+1 < len(argv) && argv[i+1] == "list" && slices.ContainsFunc(argv[i+2:], printsPatch) {
+		return nil, fmt.Errorf("git stash list -p prints the stashed changes of every file, those named like secrets (%s) too; use git stash list, then git diff STASH^ STASH, where rein leaves them out", someNames(names))
+	}
 	if i+1 >= len(argv) || argv[i+1] != "show" {
 		return argv, nil
 	}

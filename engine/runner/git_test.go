@@ -78,6 +78,10 @@ func TestGitSkipsSecretFiles(t *testing.T) {
 		"git log -p", "git log -p --all", "git log -U1 HEAD~1..", "git log --cc --author t src", "git whatchanged -p",
 		"git show", "git show HEAD", "git show HEAD~1 --stat -p", "git diff-tree -p HEAD", "git diff-tree -r -p HEAD~1 HEAD",
 		"cd src && git diff HEAD~1 .", "git -C src log -p -1 .",
+		// Found by the oracle: a patch asked for in a cluster of letters,
+		// and reflog, which is log -g.
+		"git whatchanged -Dp HEAD", "git log -Wp -1", "git reflog -p", "git reflog -u HEAD", "git reflog -U1 HEAD",
+		"git reflog --patch-with-stat HEAD", "git reflog -pz HEAD",
 	} {
 		res := r.Run(context.Background(), text, runner.RunOptions{})
 		if strings.Contains(res.Stdout, "LEAK") || !strings.Contains(res.Stdout, ".go") || res.ExitCode != 0 {
