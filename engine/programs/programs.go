@@ -267,10 +267,7 @@ func (s *Spec) Parse(args []string) *Parsed {
 // parseUntilOperand reads options until the first operand, which it does
 // not take, and returns its index (len(args) when there is none).
 func (s *Spec) parseUntilOperand(args []string, p *Parsed) int {
-	g := s.Grammar
-	s.Grammar = POSIX
-	defer func() { s.Grammar = g }()
-	return s.parse(args, 0, p)
+	return s.parseWords(args, 0, p, POSIX)
 }
 
 // parse reads words as s's grammar does into p (indexes offset by base).
