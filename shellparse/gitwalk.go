@@ -47,6 +47,11 @@ func guardGit(argv, names []string, stat func(string) (fs.FileInfo, error), foll
 		if !slices.ContainsFunc(argv[i+1:], printsPatch) {
 			return argv, false, nil
 		}
+		if slices.Contains(argv[i+1:], "--full-diff") && slices.ContainsFunc(argv[i+1:], func(a string) bool { return a != "--full-diff" && printsPatch(a) }) {
+			// Paths then only choose the commits: the patches show every
+			// file, exclusions or not.
+			return nil, false, fmt.Errorf("git %s --full-diff prints every file the chosen commits change, those named like secrets (%s) too: rein's exclusions only choose commits then; drop --full-diff", sub, someNames(names))
+		}
 	case "stash":
 		out, err := guardStash(argv, i, names)
 		return out, false, err

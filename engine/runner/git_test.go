@@ -90,6 +90,21 @@ func TestGitSkipsSecretFiles(t *testing.T) {
 	}
 }
 
+// git log --full-diff shows every file of the commits its paths choose:
+// exclusions cannot leave a committed .env out, so it is refused.
+func TestGitFullDiffIsRefused(t *testing.T) {
+	r, _ := secretRepo(t)
+	for _, text := range []string{"git log -p --full-diff -- main.go", "git log --full-diff -p main.go", "git whatchanged -p --full-diff"} {
+		res := r.Run(context.Background(), text, runner.RunOptions{})
+		if strings.Contains(res.Stdout, "LEAK") || res.DeniedBy != "paths.deny" || !strings.Contains(res.Error, "drop --full-diff") {
+			t.Errorf("%s: %+v", text, res)
+		}
+	}
+	if res := r.Run(context.Background(), "git log --full-diff --oneline -- main.go", runner.RunOptions{}); res.DeniedBy != "" || res.ExitCode != 0 {
+		t.Errorf("without patches: %+v", res)
+	}
+}
+
 // An object id names no path: git show and cat-file of a blob's id (the
 // id of a committed .env is one git ls-tree away) are refused at run time,
 // whether the id is in argv, on cat-file --batch's input or handed over by
@@ -201,6 +216,20 @@ func TestGitConfigCredentialsAreHidden(t *testing.T) {
 	res := r.RunArgv(context.Background(), []string{"git", "remote", "-v"}, runner.RunOptions{})
 	if strings.Contains(res.Stdout, "LEAK") || !strings.Contains(res.Stdout, "https://***@github.com/o/r.git") {
 		t.Errorf("execute_command git remote -v: %+v", res)
+	}
+	// A value git echoes in an error, on standard error, is hidden too.
+	for _, run := range []func() *runner.Result{
+		func() *runner.Result {
+			return r.Run(context.Background(), "git config --type=int --get remote.origin.url", runner.RunOptions{})
+		},
+		func() *runner.Result {
+			return r.RunArgv(context.Background(), []string{"git", "config", "--type=int", "--get", "remote.origin.url"}, runner.RunOptions{})
+		},
+	} {
+		res := run()
+		if strings.Contains(res.Stderr, "LEAK") || !strings.Contains(res.Stderr, "***@github.com") {
+			t.Errorf("a value in an error: %+v", res)
+		}
 	}
 }
 

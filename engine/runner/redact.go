@@ -106,11 +106,12 @@ func (r *redactingWriter) Close() error {
 // hiddenNote is what rein adds to standard error when it hid credentials.
 const hiddenNote = "rein: credentials in the output were hidden (passwords and tokens in URLs, Authorization headers)\n"
 
-// finishRedacting passes on the last line and notes on stderr that
-// credentials were hidden, if they were.
-func finishRedacting(rw *redactingWriter, stderr io.Writer) {
+// finishRedacting passes on the last lines of standard output and error
+// and notes on stderr that credentials were hidden, if they were.
+func finishRedacting(rw, re *redactingWriter, stderr io.Writer) {
 	rw.Close()
-	if rw.hid {
+	re.Close()
+	if rw.hid || re.hid {
 		io.WriteString(stderr, hiddenNote)
 	}
 }

@@ -229,13 +229,14 @@ func (r *Runner) exec(ctx context.Context, args []string, stdin io.Reader) error
 	if stdin == nil {
 		stdin = hc.Stdin
 	}
-	stdout := hc.Stdout
+	stdout, stderr := hc.Stdout, hc.Stderr
 	if printsConfiguration(args) {
-		rw := &redactingWriter{w: hc.Stdout}
-		defer finishRedacting(rw, hc.Stderr)
-		stdout = rw
+		// Errors echo values too (git config of a bad value names it).
+		rw, re := &redactingWriter{w: hc.Stdout}, &redactingWriter{w: hc.Stderr}
+		defer finishRedacting(rw, re, hc.Stderr)
+		stdout, stderr = rw, re
 	}
-	out, err := r.process(path, args, envList(hc.Env), hc.Dir, stdin, stdout, hc.Stderr).run(ctx)
+	out, err := r.process(path, args, envList(hc.Env), hc.Dir, stdin, stdout, stderr).run(ctx)
 	if err != nil {
 		fmt.Fprintf(hc.Stderr, "rein: %v\n", err)
 	}
@@ -317,16 +318,16 @@ func (r *Runner) RunArgv(ctx context.Context, argv []string, opts RunOptions) *R
 	case guarded != nil:
 		stdin = guarded
 	}
-	var stdout io.Writer = stream{out, false}
-	var rw *redactingWriter
+	var stdout, stderr io.Writer = stream{out, false}, stream{out, true}
+	var rw, re *redactingWriter
 	if printsConfiguration(argv) {
-		rw = &redactingWriter{w: stdout}
-		stdout = rw
+		rw, re = &redactingWriter{w: stdout}, &redactingWriter{w: stderr}
+		stdout, stderr = rw, re
 	}
 	kept := r.keep()
-	po, err := r.process(path, argv, envList, dir, stdin, stdout, stream{out, true}).run(ctx)
+	po, err := r.process(path, argv, envList, dir, stdin, stdout, stderr).run(ctx)
 	if rw != nil {
-		finishRedacting(rw, stream{out, true})
+		finishRedacting(rw, re, stream{out, true})
 	}
 	if note := r.restore(kept); note != "" {
 		fmt.Fprint(stream{out, true}, note)
