@@ -125,6 +125,25 @@ func awkProgram(c *CmdEnv) AwkEnv {
 	return AwkEnv{Runs: a.Runs, Writes: a.Writes, Reads: a.Reads, Error: a.Err}
 }
 
+// operands are the command's operands as the program table reads its
+// options (python3 -X importtime x.py: x.py; -X's value is not one); for
+// a program the table does not know, its positionals.
+func operands(c *CmdEnv) []string {
+	if c == nil || len(c.Argv) == 0 {
+		return nil
+	}
+	spec := programs.Lookup(c.Name)
+	if spec == nil {
+		return c.Positionals
+	}
+	parsed := spec.Parse(c.Argv[1:])
+	out := make([]string, 0, len(parsed.Operands))
+	for _, o := range parsed.Operands {
+		out = append(out, o.Value)
+	}
+	return out
+}
+
 // RuleEnv is the environment of every expr rule.
 type RuleEnv struct {
 	Cmd       *CmdEnv    `expr:"cmd"`
@@ -201,6 +220,10 @@ var exprOptions = []expr.Option{
 		c, _ := p[0].(*CmdEnv)
 		return mayWrite(c, p[1].(string)), nil
 	}, new(func(*CmdEnv, string) bool)),
+	expr.Function("operands", func(p ...any) (any, error) {
+		c, _ := p[0].(*CmdEnv)
+		return operands(c), nil
+	}, new(func(*CmdEnv) []string)),
 	expr.Function("awkProgram", func(p ...any) (any, error) {
 		c, _ := p[0].(*CmdEnv)
 		return awkProgram(c), nil

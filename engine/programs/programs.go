@@ -119,6 +119,9 @@ type Option struct {
 	// Why says what the effect is, for messages: "writes the sorted lines
 	// to FILE".
 	Why string
+	// Last: the options end with this one; the words after it (and its
+	// value) are operands (python -m MOD ARGS, -c CMD ARGS).
+	Last bool
 }
 
 // Name is the option's first long name, else its first name: what
@@ -217,6 +220,12 @@ func Lookup(name string) *Spec {
 	t := table()
 	if s, ok := t.specs[name]; ok {
 		return s
+	}
+	// python3.12 is python.
+	if base := strings.TrimRight(name, "0123456789."); base != name && base != "" {
+		if s, ok := t.specs[base]; ok {
+			return s
+		}
 	}
 	return nil
 }
@@ -339,8 +348,21 @@ func (s *Spec) parseWords(args []string, base int, p *Parsed, g Grammar) int {
 		default:
 			i = s.shortOptions(args, i, base, p)
 		}
+		if n := len(p.Options); n > 0 && p.Options[n-1].Option != nil && p.Options[n-1].Option.Last && p.Options[n-1].At == base+i-boolInt(p.Options[n-1].Next) {
+			for j := i + 1; j < len(args); j++ {
+				p.Operands = append(p.Operands, Operand{args[j], base + j})
+			}
+			return len(args)
+		}
 	}
 	return len(args)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // next returns the word after i as a value, if there is one.

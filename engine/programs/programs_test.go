@@ -134,6 +134,13 @@ func TestParse(t *testing.T) {
 		{"git grep -e x -- -O", "sub:grep -e=x -O"},
 		{"git grep -e -- -O", "sub:grep -e=-- --open-files-in-pager"},
 		{"git frobnicate -x", "sub:frobnicate -x"},
+		// python: -m, -c and the script end its options.
+		{"python3 -X importtime x.py -v", "-X=importtime x.py -v"},
+		{"python3 -X opt=val -", "-X=opt=val -"},
+		{"python3.12 -um pytest -x tests", "-u -m=pytest -x tests"},
+		{"python -mpytest -q", "-m=pytest -q"},
+		{"python -c pass -v", "-c=pass -v"},
+		{"python -W error -- x.py", "-W=error x.py"},
 		// jq --arg NAME VALUE.
 		{"jq --arg n v --rawfile r .env .", "--arg=v --rawfile=.env ."},
 	} {

@@ -19,6 +19,7 @@ import (
 //	                              =X =Y for a find primary's two words
 //	  -o --output =FILE | writes writes the sorted lines to FILE
 //	                              after |, its effects and why
+//	  -m =MOD | last              the options end after this one (python -m)
 //	  include diff                the options of a group
 //
 // "numbers" after the grammar: -NUM is an option (head -20).
@@ -183,6 +184,10 @@ func parseOption(line string) (*Option, error) {
 	if why = strings.TrimSpace(why); why != "" {
 		effect, rest, _ := strings.Cut(why, " ")
 		for _, e := range strings.Split(effect, ",") {
+			if e == "last" {
+				o.Last = true
+				continue
+			}
 			found := false
 			for _, n := range effectNames {
 				if n.name == e {

@@ -47,6 +47,11 @@ local outputList = std.join(', ', ['"%s"' % f for f in outputs]);
     rein.rule('go-mod-network', 'ask', 'go mod tidy/download/edit change go.mod or use the network', each='cmd.name == "go" && cmd.sub == "mod" && len(cmd.positionals) > 1 && cmd.positionals[1] in ["tidy", "download", "edit"]'),
     // go run PKG@VERSION fetches a module and runs it: someone else's code,
     // not the repository's (as go install PKG@VERSION, which asks).
+    // go run cmd/go builds the go command from the toolchain's sources and
+    // runs it with the rest: go run cmd/go get x is go get x, without the
+    // ask go get has here. The toolchain's commands are run as themselves.
+    rein.rule('go-run-toolchain', 'deny', 'go run cmd/... runs the Go toolchain\'s own commands (go run cmd/go get x is go get x); run them as go ... instead',
+              each='cmd.name == "go" && cmd.sub == "run" && any(cmd.positionals[1:], {# startsWith "cmd/" || # == "cmd"})'),
     rein.rule('go-run-remote', 'ask', 'go run PKG@VERSION downloads and runs code from outside the repository', each='cmd.name == "go" && cmd.sub == "run" && any(cmd.positionals, {# contains "@"})'),
     // The linker runs the program -extld (or -extar) names, and passes
     // -extldflags to it: gcc's -wrapper then runs any command. @FILE reads
@@ -67,7 +72,7 @@ local outputList = std.join(', ', ['"%s"' % f for f in outputs]);
              'go test -C sub ./...'],
     ask+: ['go get example.com/x@latest', 'go mod tidy', 'gofmt -w .', 'go generate ./...', 'go run golang.org/x/tools/cmd/stringer@latest -type=T',
            'go run -tags x example.com/cmd/x@v1.2.3'],
-    deny+: ['go env -w GOFLAGS=-x', 'go test -exec sh ./...', 'go build -toolexec=/tmp/x ./...', 'go build -o /usr/local/bin/x .', 'rm -rf x',
+    deny+: ['go run cmd/go get example.com/x', 'go run cmd/vet ./...', 'go env -w GOFLAGS=-x', 'go test -exec sh ./...', 'go build -toolexec=/tmp/x ./...', 'go build -o /usr/local/bin/x .', 'rm -rf x',
             'go test --exec=sh ./...', 'go vet -vettool=/tmp/x ./...', 'go build --toolexec /tmp/x ./...',
             // The linker running a program of the command's choosing.
             "go build -ldflags='-linkmode=external -extld=/tmp/x' .", "go test -ldflags=\"-linkmode=external '-extldflags=-wrapper sh,-c,id'\" ./...",

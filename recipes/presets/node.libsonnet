@@ -73,6 +73,9 @@ local nodeOptions = ['-v', '--version', '-h', '--help', '-c', '--check', '--v8-o
     // --prefix (pnpm -C/--dir, yarn --cwd) runs another package's scripts.
     rein.rule('package-in-workspace', 'deny', 'npm, yarn and pnpm run the scripts of packages in the workspace only: --prefix, --dir, -C and --cwd elsewhere run code rein has not seen',
               each='cmd.name in ["npm", "yarn", "pnpm"] && any(flagValues(cmd, "--prefix", "--dir", "-C", "--cwd"), {!inside(absPath(cmd, #), workspace)})'),
+    // npm audit fix installs changed dependencies, as npm install does.
+    rein.rule('audit-fix-installs', 'ask', 'npm audit fix installs packages from the network and runs their install scripts, as npm install does',
+              each='cmd.name in ["npm", "pnpm", "yarn"] && cmd.sub == "audit" && any(cmd.positionals, {# == "fix"})'),
     rein.rule('node-options', 'deny', 'node takes only these options before its script: ' + std.join(', ', nodeOptions) + '; others load code (--require, --import, a --test-reporter module, --env-file, --snapshot-blob) or write files',
               each='cmd.name == "node" && (let i = findIndex(cmd.args, {!(# startsWith "-")}) ?? -1; any(i < 0 ? cmd.args : cmd.args[:i], {let t = #; t startsWith "-" && none(' + rein.exprList(nodeOptions) + ', {glob(#, t)})}))'),
     rein.rule('node-script-in-workspace', 'deny', 'node runs a script of the workspace named first (node scripts/x.js), or node --test / --run NAME; a program from standard input, -, /dev/stdin or a file outside the workspace is code rein cannot see (attach option values: --conditions=x)',
@@ -87,7 +90,7 @@ local nodeOptions = ['-v', '--version', '-h', '--help', '-c', '--check', '--v8-o
     allow+: ['npm test', 'npm run build', 'npm ls --depth=0', 'yarn test', 'pnpm run lint', 'node --version', 'node scripts/check.js', 'node --test', 'node --test test/',
              'node --run build', 'node --test --test-reporter=spec --test-name-pattern=parser test/', 'node --enable-source-maps --no-warnings dist/x.js --port 3000 --verbose',
              'npm test --prefix packages/web', 'pnpm test --dir packages/api', 'node --max-old-space-size=4096 dist/cli.js --help', 'node .'],
-    ask+: ['npm install', 'npm ci', 'npx tsc --noEmit', 'npm install left-pad'],
+    ask+: ['npm install', 'npm ci', 'npx tsc --noEmit', 'npm install left-pad', 'npm audit fix', 'npm audit fix --force'],
     deny+: ["node --test --test-reporter='data:text/javascript,console.log(1)' test/", 'node --test --test-reporter=/tmp/r.js', 'node --env-file=config.env app.js',
             'node --snapshot-blob snap.blob app.js', 'node --cpu-prof-dir=/tmp app.js', 'node --redirect-warnings=/tmp/w app.js', 'node --test --test-reporter-destination=/tmp/x',
             'node --openssl-config=/tmp/o.cnf app.js', 'node --some-future-flag app.js',
