@@ -1,7 +1,9 @@
 package runner
 
 import (
+	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/reinsh/rein/engine/policy"
@@ -40,4 +42,34 @@ func matchesAny(globs []string, name string) bool {
 		}
 	}
 	return false
+}
+
+// gitConfinement is configuration every git a command runs gets, through
+// git's GIT_CONFIG_* variables (which win over every configuration file):
+// no repository found by being shaped like a bare one (a tracked folder
+// with HEAD, config, refs and objects whose config names core.fsmonitor ran
+// it on git -C vendor/lib status), and no fsmonitor program at all.
+var gitConfinement = [][2]string{{"safe.bareRepository", "explicit"}, {"core.fsmonitor", "false"}}
+
+// confineGit returns env with gitConfinement added after the entries it
+// may already hold.
+func confineGit(env []string) []string {
+	n := 0
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "GIT_CONFIG_COUNT="); ok {
+			if c, err := strconv.Atoi(v); err == nil && c > 0 {
+				n = c
+			}
+		}
+	}
+	out := make([]string, 0, len(env)+2*len(gitConfinement)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "GIT_CONFIG_COUNT=") {
+			out = append(out, kv)
+		}
+	}
+	for i, c := range gitConfinement {
+		out = append(out, fmt.Sprintf("GIT_CONFIG_KEY_%d=%s", n+i, c[0]), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", n+i, c[1]))
+	}
+	return append(out, fmt.Sprintf("GIT_CONFIG_COUNT=%d", n+len(gitConfinement)))
 }

@@ -357,3 +357,25 @@ func TestExportedVariablesReachTheCheck(t *testing.T) {
 		}
 	}
 }
+
+// A tracked folder shaped like a bare repository, whose config names
+// core.fsmonitor: git -C into it (allowed under readonly) ran the program.
+// Every git rein runs gets safe.bareRepository=explicit and no fsmonitor.
+func TestGitDoesNotRunAPlantedBareRepository(t *testing.T) {
+	r, dir := sandboxed(t, `local rein = import 'rein.libsonnet'; rein.presets.readonly + { sandbox+: { mode: 'workspace-write' } }`, nil)
+	needGit(t)
+	bare := filepath.Join(dir, "vendor", "lib")
+	for _, d := range []string{"refs/heads", "objects"} {
+		os.MkdirAll(filepath.Join(bare, d), 0o755)
+	}
+	hook := filepath.Join(dir, "hook.sh")
+	os.WriteFile(hook, []byte("#!/bin/sh\ntouch "+filepath.Join(dir, "RAN")+"\n"), 0o755)
+	os.WriteFile(filepath.Join(bare, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+	os.WriteFile(filepath.Join(bare, "config"), []byte("[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = "+dir+"\n\tfsmonitor = "+hook+"\n"), 0o644)
+	for _, text := range []string{"git -C vendor/lib status", "git -C vendor/lib log", "cd vendor/lib && git status"} {
+		res := r.Run(context.Background(), text, runner.RunOptions{})
+		if _, err := os.Stat(filepath.Join(dir, "RAN")); err == nil {
+			t.Fatalf("%s ran the planted fsmonitor: %+v", text, res)
+		}
+	}
+}
