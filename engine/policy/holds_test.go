@@ -8,7 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"mvdan.cc/sh/v3/interp"
+
 	"github.com/reinsh/rein/engine/policy"
+	"github.com/reinsh/rein/engine/programs"
 	"github.com/reinsh/rein/engine/recipe"
 )
 
@@ -198,6 +201,18 @@ func TestEverySecretThroughEveryReader(t *testing.T) {
 			if d := p.Check(cmd); d.Verdict != policy.Deny {
 				t.Errorf("%s (from %s): %s by %s (%s)", cmd, glob, d.Verdict, d.Rule, d.Reason)
 			}
+		}
+	}
+}
+
+// A program readonly allows is one rein's program table knows, or a
+// builtin of the embedded shell, which runs it itself: rein reads every
+// option readonly lets a program take.
+func TestReadonlyProgramsAreInTheTable(t *testing.T) {
+	r, _ := presetRecipe(t, "readonly", "linux")
+	for name := range r.Programs {
+		if programs.Lookup(name) == nil && !interp.IsBuiltin(name) {
+			t.Errorf("readonly allows %s, which neither the program table nor the shell's builtins know", name)
 		}
 	}
 }
