@@ -29,6 +29,10 @@ func GitObjectsOf(c *Command) (GitObjects, bool) {
 	sub, args := c.Argv[i], c.Argv[i+1:]
 	switch sub {
 	case "show":
+	case "grep":
+		// git grep KEY BLOB searches the blob: what an id names is asked
+		// as git show's are. (git diff of blobs is kept to its paths by
+		// the walk guard's exclusions, which leave blobs out.)
 	case "cat-file":
 		batch, all := false, false
 		for _, a := range fullOptions("git cat-file", args) { // --batch-all is --batch-all-objects

@@ -118,7 +118,7 @@ func TestGitObjectIDsOfFilesAreRefused(t *testing.T) {
 		"git cat-file --filters --path=main.go " + env, "git show envtag", "git cat-file -p envtag^{}",
 		"echo " + env + " | git cat-file --batch", "echo " + env + " | git -C . cat-file --batch", "printf 'contents " + env + "\\n' | git cat-file --batch-command",
 		"git ls-tree -r HEAD | cut -c13-52 | xargs git show", "git ls-tree HEAD | awk '{print $3}' | xargs -n1 git cat-file -p",
-		"git cat-file --batch-all-objects --batch",
+		"git cat-file --batch-all-objects --batch", "git grep API_KEY " + env, "git grep -e API " + env[:9],
 		// A file named in a short option's attached value: git log -L
 		// follows lines of it through history.
 		"git log -L1,1:.env", "x=.env; git log -L1,+1:$x HEAD",
