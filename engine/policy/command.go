@@ -9,6 +9,7 @@ import (
 
 	"github.com/expr-lang/expr/vm"
 
+	"github.com/reinsh/rein/engine/programs"
 	"github.com/reinsh/rein/engine/recipe"
 	"github.com/reinsh/rein/shellparse"
 )
@@ -29,6 +30,8 @@ type evaluation struct {
 	fields   scriptFields
 	vm       vm.VM
 	whenDone map[*compiledRule]bool
+	// parsed is the program table's reading of the command being decided.
+	parsed programs.Parsed
 	// env and cmd are reused for every rule run of this evaluation.
 	env RuleEnv
 	cmd CmdEnv
@@ -105,9 +108,16 @@ func (p *Policy) command(c *shellparse.Command, ev *evaluation, out *Result) str
 	name := c.Name
 	e := p.names.get(name)
 	prog, known := e.compiled(name)
+	// The program table's reading of the command, once for every check
+	// that needs it, into the evaluation's reused lists.
+	var parsed *programs.Parsed
+	if spec := programs.Lookup(name); spec != nil && len(c.Argv) > 0 {
+		spec.ParseInto(c.Argv[1:], &ev.parsed)
+		parsed = &ev.parsed
+	}
 	var pm programMatch
 	if known {
-		p.matchProgram(name, prog, c, &pm)
+		p.matchProgram(name, prog, c, parsed, &pm)
 	}
 	sub := pm.sub
 	if !known || !prog.takesSubcommands() {
@@ -152,7 +162,7 @@ func (p *Policy) command(c *shellparse.Command, ev *evaluation, out *Result) str
 		return sub
 	}
 	// The program table: what its options do.
-	optDeny, optUnknown := p.optionChecks(c)
+	optDeny, optUnknown := p.optionChecks(c, parsed)
 	if optDeny != nil {
 		*out = *optDeny
 		return sub

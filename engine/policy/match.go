@@ -103,7 +103,7 @@ func isFlagToken(s string) bool { return len(s) > 1 && s[0] == '-' }
 
 // matchProgram applies a program's rules to a simple command, into a zero
 // m (in place: a returned copy stalled on reading back what was written).
-func (p *Policy) matchProgram(name string, prog *program, c *shellparse.Command, m *programMatch) {
+func (p *Policy) matchProgram(name string, prog *program, c *shellparse.Command, parsed *programs.Parsed, m *programMatch) {
 	words := c.Words[1:]
 	i := 0
 	// Global flags (only meaningful when the program has subcommands).
@@ -183,7 +183,7 @@ func (p *Policy) matchProgram(name string, prog *program, c *shellparse.Command,
 			args = sub.Args
 		}
 	}
-	if why := p.checkArgs(scope, rest, flags, args, c, separateValues(c, len(words)-len(rest))); why != "" {
+	if why := p.checkArgs(scope, rest, flags, args, c, parsed, len(words)-len(rest)); why != "" {
 		m.why = why
 		return
 	}
@@ -203,12 +203,12 @@ func (s argScope) String() string {
 
 // checkArgs checks flags against an allow list (nil = any) and positionals
 // against argument patterns (nil = any).
-func (p *Policy) checkArgs(scope argScope, words []shellparse.Word, flags *flagSet, args []string, c *shellparse.Command, isValue func(int) bool) string {
+func (p *Policy) checkArgs(scope argScope, words []shellparse.Word, flags *flagSet, args []string, c *shellparse.Command, parsed *programs.Parsed, offset int) string {
 	endOfFlags := false
 	for i := range words {
 		w := &words[i]
 		v := w.Value
-		if isValue(i) {
+		if separateValue(parsed, offset+i) {
 			continue // an option's value (git branch --merged main), not an argument
 		}
 		if !endOfFlags && v == "--" {
@@ -259,21 +259,19 @@ func (p *Policy) argAllowed(w shellparse.Word, patterns []string, c *shellparse.
 	return false
 }
 
-// separateValues tells, for the words after the first offset of a command's
-// arguments, which are the values of options given as separate words, as
-// the program table reads them; none for a program it does not know.
-func separateValues(c *shellparse.Command, offset int) func(int) bool {
-	spec := programs.Lookup(c.Name)
-	if spec == nil || len(c.Argv) < 2 {
-		return func(int) bool { return false }
+// separateValue reports whether the word at index i of a command's
+// arguments is the value of an option given as the word before it, as the
+// program table reads the command (parsed; nil: a program it does not know).
+func separateValue(parsed *programs.Parsed, i int) bool {
+	if parsed == nil {
+		return false
 	}
-	var values []int
-	for _, g := range spec.Parse(c.Argv[1:]).Options {
-		if g.Next {
-			values = append(values, g.At+1-offset)
+	for k := range parsed.Options {
+		if g := &parsed.Options[k]; g.Next && g.At+1 == i {
+			return true
 		}
 	}
-	return func(i int) bool { return slices.Contains(values, i) }
+	return false
 }
 
 // deniedFlag finds a flag token (before any --) that the set denies.

@@ -21,12 +21,11 @@ import (
 // verdict on what an option does; unknown replaces an allow, when the
 // command would be allowed, for an option or subcommand rein does not know.
 // Both are nil when the table has nothing to say.
-func (p *Policy) optionChecks(c *shellparse.Command) (deny, unknown *Result) {
-	spec := programs.Lookup(c.Name)
-	if spec == nil || len(c.Argv) == 0 {
+func (p *Policy) optionChecks(c *shellparse.Command, parsed *programs.Parsed) (deny, unknown *Result) {
+	if parsed == nil {
 		return nil, nil
 	}
-	parsed := spec.Parse(c.Argv[1:])
+	spec := programs.Lookup(c.Name)
 	name := spec.Name
 	if parsed.Spec != spec {
 		name = parsed.Spec.Name
@@ -83,7 +82,10 @@ func dynamicAt(c *shellparse.Command, i int) bool {
 func (p *Policy) optionEffect(c *shellparse.Command, name string, g *programs.Given) *Result {
 	o := g.Option
 	e := o.Effect
-	what := fmt.Sprintf("%s %s %s", name, o.Name(), o.Why)
+	if e&^(programs.Wraps|programs.Reads) == 0 {
+		return nil // the common case: nothing to decide, no message to make
+	}
+	what := name + " " + o.Name() + " " + o.Why
 	switch {
 	case e&programs.Runs != 0:
 		return &Result{Deny, "options.runs", what + "; rein does not vet what it runs"}

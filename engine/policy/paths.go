@@ -266,10 +266,21 @@ func (ps *pathSet) resolve(arg, cwd string) string {
 		// Doubled slashes still go: //proc//self is /proc/self.
 		return singleSlashes(p)
 	}
-	if strings.Contains(p, "..") && runtime.GOOS != "windows" {
+	if hasDotDot(p) && runtime.GOOS != "windows" {
 		return physicalDots(p)
 	}
 	return path.Clean(p)
+}
+
+// hasDotDot reports whether a slash path has a .. component (./... has
+// none).
+func hasDotDot(p string) bool {
+	for i := 0; i+2 <= len(p); i++ {
+		if p[i] == '.' && p[i+1] == '.' && (i == 0 || p[i-1] == '/') && (i+2 == len(p) || p[i+2] == '/') {
+			return true
+		}
+	}
+	return false
 }
 
 // physicalDots cleans an absolute path as the kernel walks it: a .. goes
@@ -374,9 +385,10 @@ func (ps *pathSet) firstName(name string) int {
 
 // nameMatcher is a base-name glob compiled to its cheapest test.
 type nameMatcher struct {
-	kind    byte // '=' literal, '^' prefix*, '$' *suffix, '?' anything else
+	kind    byte // '=' literal, '^' prefix*, '$' *suffix, '*' prefix*suffix, '?' anything else
 	literal string
 	pattern string
+	suffix  string // of '*'
 }
 
 func newNameMatcher(pattern string) nameMatcher {
@@ -384,14 +396,16 @@ func newNameMatcher(pattern string) nameMatcher {
 	if !strings.ContainsAny(pattern, "?[\\") && strings.Count(pattern, "*") <= 1 {
 		switch {
 		case star < 0:
-			return nameMatcher{'=', pattern, pattern}
+			return nameMatcher{'=', pattern, pattern, ""}
 		case star == len(pattern)-1:
-			return nameMatcher{'^', pattern[:star], pattern}
+			return nameMatcher{'^', pattern[:star], pattern, ""}
 		case star == 0:
-			return nameMatcher{'$', pattern[1:], pattern}
+			return nameMatcher{'$', pattern[1:], pattern, ""}
+		default: // client_secret*.json
+			return nameMatcher{'*', pattern[:star], pattern, pattern[star+1:]}
 		}
 	}
-	return nameMatcher{'?', "", pattern}
+	return nameMatcher{'?', "", pattern, ""}
 }
 
 func (m nameMatcher) match(name string) bool {
@@ -402,6 +416,8 @@ func (m nameMatcher) match(name string) bool {
 		return strings.HasPrefix(name, m.literal)
 	case '$':
 		return strings.HasSuffix(name, m.literal)
+	case '*':
+		return len(name) >= len(m.literal)+len(m.suffix) && strings.HasPrefix(name, m.literal) && strings.HasSuffix(name, m.suffix)
 	}
 	ok, _ := path.Match(m.pattern, name)
 	return ok

@@ -248,17 +248,24 @@ func Names() []string {
 // words unread (Parsed.Spec is the program's, Sub is set, Operands hold
 // the rest).
 func (s *Spec) Parse(args []string) *Parsed {
-	p := &Parsed{Spec: s}
+	p := &Parsed{}
+	s.ParseInto(args, p)
+	return p
+}
+
+// ParseInto is Parse into p, whose lists it reuses: a caller parsing
+// command after command keeps one Parsed.
+func (s *Spec) ParseInto(args []string, p *Parsed) {
+	*p = Parsed{Spec: s, Options: p.Options[:0], Operands: p.Operands[:0], Unknown: p.Unknown[:0], Ambiguous: p.Ambiguous[:0]}
 	if len(s.Subcommands) == 0 {
 		s.parse(args, 0, p)
-		return p
+		return
 	}
 	// Options before the subcommand end at the first operand.
-	before := &Parsed{Spec: s}
-	n := s.parseUntilOperand(args, before)
-	p.Options, p.Unknown, p.Ambiguous = before.Options, before.Unknown, before.Ambiguous
+	n := s.parseUntilOperand(args, p)
+	p.Operands = p.Operands[:0]
 	if n >= len(args) {
-		return p
+		return
 	}
 	p.Sub, p.SubAt = args[n], n
 	sub, ok := s.Subcommands[p.Sub]
@@ -266,11 +273,10 @@ func (s *Spec) Parse(args []string) *Parsed {
 		for i := n + 1; i < len(args); i++ {
 			p.Operands = append(p.Operands, Operand{args[i], i})
 		}
-		return p
+		return
 	}
 	p.Spec = sub
 	sub.parse(args[n+1:], n+1, p)
-	return p
 }
 
 // parseUntilOperand reads options until the first operand, which it does
@@ -458,11 +464,11 @@ func (s *Spec) shortOptions(args []string, i, base int, p *Parsed) int {
 				j = k - 1
 				continue
 			}
-			p.Unknown = append(p.Unknown, "-"+string(c))
-			p.Options = append(p.Options, Given{Written: "-" + string(c), At: base + i})
+			p.Unknown = append(p.Unknown, shortWord(c))
+			p.Options = append(p.Options, Given{Written: shortWord(c), At: base + i})
 			continue
 		}
-		given := Given{Option: o, Written: "-" + string(c), At: base + i}
+		given := Given{Option: o, Written: shortWord(c), At: base + i}
 		switch o.Arity {
 		case Required:
 			if j+1 < len(w) {
@@ -609,3 +615,13 @@ func isNumber(s string) bool {
 	}
 	return true
 }
+
+// shortWords are -a, -b, ...: the names of letters, made once.
+var shortWords = func() (w [256]string) {
+	for c := range w {
+		w[c] = "-" + string(rune(c))
+	}
+	return w
+}()
+
+func shortWord(c byte) string { return shortWords[c] }
