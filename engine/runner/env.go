@@ -1,7 +1,11 @@
 package runner
 
 import (
+	"path/filepath"
+
 	"fmt"
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/interp"
 	"sort"
 	"strconv"
 	"strings"
@@ -72,4 +76,36 @@ func confineGit(env []string) []string {
 		out = append(out, fmt.Sprintf("GIT_CONFIG_KEY_%d=%s", n+i, c[0]), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", n+i, c[1]))
 	}
 	return append(out, fmt.Sprintf("GIT_CONFIG_COUNT=%d", n+len(gitConfinement)))
+}
+
+// lookPath finds the program a bare name runs. PATH entries that are
+// relative (".", "", "bin") or inside the workspace (an activated
+// virtualenv's .venv/bin, direnv's PATH_add) are tried only after the
+// others: rein vets ls as ls, and a repository's own ./ls or .venv/bin/ls
+// must not be what runs. A program found only there (pytest in .venv/bin)
+// is still found; relative entries never are.
+func (r *Runner) lookPath(dir string, env expand.Environ, name string) (string, error) {
+	if strings.ContainsAny(name, `/\`) {
+		return interp.LookPathDir(dir, env, name)
+	}
+	var outside, inside []string
+	for _, d := range filepath.SplitList(env.Get("PATH").String()) {
+		switch {
+		case d == "" || !filepath.IsAbs(d):
+		case policy.Inside(d, r.workspace):
+			inside = append(inside, d)
+		default:
+			outside = append(outside, d)
+		}
+	}
+	for _, list := range [][]string{outside, inside} {
+		if len(list) == 0 {
+			continue
+		}
+		pathEnv := expand.ListEnviron("PATH="+strings.Join(list, string(filepath.ListSeparator)), "PATHEXT="+env.Get("PATHEXT").String())
+		if path, err := interp.LookPathDir(dir, pathEnv, name); err == nil {
+			return path, nil
+		}
+	}
+	return "", fmt.Errorf("%s: not found on PATH", name)
 }

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"mvdan.cc/sh/v3/interp"
-
 	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/shellparse"
 )
@@ -57,7 +55,7 @@ func (r *Runner) guardGitObjects(ctx context.Context, argv []string, dir string,
 // firstBlob returns the first of names that is a blob (or a tag of one) in
 // the repository git finds from dir and the -C folders dirs, or "".
 func (r *Runner) firstBlob(ctx context.Context, dir string, dirs, names []string) (string, error) {
-	path, err := interp.LookPathDir(dir, r.lookupEnv, "git")
+	path, err := r.lookPath(dir, r.lookupEnv, "git")
 	if err != nil {
 		return "", err
 	}

@@ -221,7 +221,7 @@ func (r *Runner) exec(ctx context.Context, args []string, stdin io.Reader) error
 	// A bare name is found on the PATH rein built, never on one the script
 	// changed: PATH=/tmp/evil:$PATH; ls must not run /tmp/evil/ls while
 	// vetting saw ls.
-	path, err := interp.LookPathDir(hc.Dir, r.lookupEnv, args[0])
+	path, err := r.lookPath(hc.Dir, r.lookupEnv, args[0])
 	if err != nil {
 		fmt.Fprintf(hc.Stderr, "rein: %s: command not found\n", args[0])
 		return interp.ExitStatus(127)
@@ -301,7 +301,7 @@ func (r *Runner) RunArgv(ctx context.Context, argv []string, opts RunOptions) *R
 	}
 	envList := append(append([]string(nil), r.env...), opts.Env...)
 	env := expand.ListEnviron(envList...)
-	path, err := interp.LookPathDir(dir, env, argv[0])
+	path, err := r.lookPath(dir, env, argv[0])
 	if err != nil {
 		return &Result{Stderr: fmt.Sprintf("rein: %s: command not found\n", argv[0]), ExitCode: 127, DurationMS: time.Since(start).Milliseconds()}
 	}

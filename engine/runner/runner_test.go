@@ -378,3 +378,33 @@ func vaultRunner(t *testing.T, content, extra string) (r *runner.Runner, dir, ou
 	r, dir = newRunner(t, "local rein = import 'rein.libsonnet';\nrein.presets.readonly + { paths+: { deny+: ['"+outside+"/vault/**'] }, "+extra+" }\n", nil)
 	return r, dir, outside
 }
+
+// A bare name runs the program outside the workspace when there is one:
+// with the workspace's bin or . on PATH (an activated virtualenv, direnv's
+// PATH_add), rein vetted ls and ran the repository's ./ls. A program found
+// only in the workspace is still found; a relative entry never is.
+func TestWorkspacePathEntriesComeLast(t *testing.T) {
+	needUnix(t)
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"bin/ls": "#!/bin/sh\necho PLANTED\n", "cat": "#!/bin/sh\necho PLANTED\n", ".venv/bin/onlyhere": "#!/bin/sh\necho venv tool\n",
+	} {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
+		os.WriteFile(filepath.Join(dir, name), []byte(body), 0o755)
+	}
+	os.WriteFile(filepath.Join(dir, "f"), []byte("text\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(`local rein = import 'rein.libsonnet'; rein.presets.readonly + { allow+: ['onlyhere'] }`), 0o644)
+	_, p := policytest.Load(t, dir, "")
+	path := strings.Join([]string{filepath.Join(dir, "bin"), ".", filepath.Join(dir, ".venv", "bin"), os.Getenv("PATH")}, string(os.PathListSeparator))
+	r := runner.New(p, runner.Options{Env: []string{"PATH=" + path, "HOME=" + os.Getenv("HOME")}})
+	for text, want := range map[string]string{"ls f": "f\n", "cat f": "text\n", "onlyhere": "venv tool\n"} {
+		for _, res := range []*runner.Result{
+			r.Run(context.Background(), text, runner.RunOptions{}),
+			r.RunArgv(context.Background(), strings.Fields(text), runner.RunOptions{}),
+		} {
+			if res.Stdout != want {
+				t.Errorf("%s: %+v", text, res)
+			}
+		}
+	}
+}
