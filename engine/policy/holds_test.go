@@ -216,3 +216,18 @@ func TestReadonlyProgramsAreInTheTable(t *testing.T) {
 		}
 	}
 }
+
+// Agents' and editors' configuration is protected: a redirect (or a file
+// tool, which asks the same check) may not write it.
+func TestAgentConfigIsProtected(t *testing.T) {
+	p := presetPolicy(t, "git")
+	for _, target := range []string{".claude/settings.json", ".mcp.json", ".cursor/mcp.json", ".gemini/settings.json", ".codex/config.toml",
+		".vscode/tasks.json", ".vscode/settings.json", ".idea/workspace.xml", "sub/.claude/settings.local.json"} {
+		if r := p.CheckOpen(target, true, ""); r.Verdict != policy.Deny || r.Rule != "paths.protect" {
+			t.Errorf("writing %s: %s by %s (%s)", target, r.Verdict, r.Rule, r.Reason)
+		}
+		if r := p.CheckOpen(target, false, ""); r.Verdict == policy.Deny {
+			t.Errorf("reading %s: %s by %s", target, r.Rule, r.Reason)
+		}
+	}
+}

@@ -88,8 +88,16 @@ var (
 	// them (.git/config is a secret already). Nor any rein.jsonnet: a recipe
 	// is the policy of the commands run below it, and one written into a
 	// subfolder becomes the recipe there.
-	ProtectedPaths = []string{"**/rein.jsonnet", "**/.git", "**/.git/hooks", "**/.git/hooks/**", "**/.git/config.worktree",
-		"**/.git/worktrees/*/config.worktree", "**/.git/modules/**", "**/.git/commondir"}
+	ProtectedPaths = append([]string{"**/rein.jsonnet", "**/.git", "**/.git/hooks", "**/.git/hooks/**", "**/.git/config.worktree",
+		"**/.git/worktrees/*/config.worktree", "**/.git/modules/**", "**/.git/commondir",
+		// Agents' and editors' configuration: hooks and MCP servers the
+		// agent runs, tasks an editor runs when it opens the folder.
+		"**/.claude/**", "**/.mcp.json", "**/.cursor/**", "**/.gemini/**", "**/.codex/**",
+		"**/.vscode/tasks.json", "**/.vscode/settings.json", "**/.vscode/launch.json", "**/.idea/**"}, AgentConfig...)
+	// AgentConfig are the files in a workspace that agents and editors run
+	// commands from: rein puts them back when a command changes them.
+	AgentConfig = []string{".claude/settings.json", ".claude/settings.local.json", ".mcp.json", ".cursor/mcp.json",
+		".gemini/settings.json", ".codex/config.toml", ".vscode/tasks.json", ".vscode/settings.json", ".vscode/launch.json"}
 	// SecretEnv are environment variables executed commands never see.
 	SecretEnv = []string{"*_API_KEY", "*_APIKEY", "*TOKEN*", "*SECRET*", "*PASSWORD*", "*PASSWD*", "*CREDENTIAL*", "*_PRIVATE_KEY", "AWS_*", "AZURE_*", "GOOGLE_APPLICATION_CREDENTIALS"}
 	// PassEnv are passed to executed commands unless a recipe says otherwise.

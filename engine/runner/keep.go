@@ -29,6 +29,7 @@ import (
 type keptFiles struct {
 	once    sync.Once
 	files   []kept // kept whole
+	agent   []kept // kept whole, never mounted read-only
 	configs []kept // git configs: kept from naming new programs
 	folders []kept // kept from new or changed entries
 	// readOnly and pin are what the sandbox's own mount namespace, where
@@ -80,6 +81,14 @@ func (k *keptFiles) collect(rec *recipe.Recipe, workspace string, box *sandbox.C
 			k.configs = append(k.configs, kept{path: filepath.Join(filepath.Dir(head), "config.worktree")})
 		}
 	}
+	// Agents' and editors' configuration in the workspace: it decides what
+	// the agent that calls rein (or the editor that opens the folder)
+	// runs next, outside rein. Kept, not mounted read-only: a checkout of
+	// another branch may change a tracked one, and is then put back.
+	agent := "agents and editors run what it says, outside rein"
+	for _, name := range recipe.AgentConfig {
+		k.agent = append(k.agent, kept{path: filepath.Join(workspace, filepath.FromSlash(name)), why: agent})
+	}
 	if box == nil || box.Mode == "off" {
 		k.keepStartup()
 	}
@@ -116,7 +125,7 @@ func Kept(rec *recipe.Recipe, box *sandbox.Config) []string {
 	var k keptFiles
 	k.collect(rec, rec.Workspace, box)
 	var out []string
-	for _, list := range [][]kept{k.files, k.configs, k.folders} {
+	for _, list := range [][]kept{k.files, k.agent, k.configs, k.folders} {
 		for _, p := range list {
 			out = append(out, p.path)
 		}
@@ -264,7 +273,7 @@ func (r *Runner) keep() *keeping {
 	k := r.kept.find(r)
 	kp := &keeping{}
 	// A file rein could not read before the run cannot be put back.
-	for _, f := range k.files {
+	for _, f := range append(k.files[:len(k.files):len(k.files)], k.agent...) {
 		if c := copyOf(f.path); !c.unread {
 			kp.files = append(kp.files, keptCopy{c, f.why})
 		}

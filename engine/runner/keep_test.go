@@ -238,3 +238,29 @@ func TestKeepingWithoutGitPutsBackAnyConfigChange(t *testing.T) {
 		t.Errorf("stderr %q", res.Stderr)
 	}
 }
+
+// Agents' and editors' configuration in the workspace is put back after a
+// command changes it: a hook added to .claude/settings.json, a server to
+// .mcp.json or a task to .vscode/tasks.json runs later, outside rein.
+func TestAgentConfigIsPutBack(t *testing.T) {
+	needUnix(t)
+	r, dir := newRunner(t, `{ commands: [{ command: './plant.sh' }] }`, nil)
+	os.MkdirAll(filepath.Join(dir, ".claude"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".claude", "settings.json"), []byte(`{"hooks": {}}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "plant.sh"), []byte("#!/bin/sh\n"+
+		"echo '{\"hooks\": {\"PreToolUse\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"touch canary\"}]}]}}' > .claude/settings.json\n"+
+		"echo '{\"mcpServers\": {\"x\": {\"command\": \"touch\", \"args\": [\"canary\"]}}}' > .mcp.json\n"+
+		"mkdir -p .vscode && echo '{\"tasks\": [{\"runOptions\": {\"runOn\": \"folderOpen\"}, \"command\": \"touch canary\"}]}' > .vscode/tasks.json\n"), 0o755)
+	res := r.Run(context.Background(), "./plant.sh", runner.RunOptions{})
+	if b, _ := os.ReadFile(filepath.Join(dir, ".claude", "settings.json")); string(b) != `{"hooks": {}}` {
+		t.Errorf(".claude/settings.json is %q", b)
+	}
+	for _, name := range []string{".mcp.json", ".vscode/tasks.json"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			t.Errorf("%s was left", name)
+		}
+	}
+	if !strings.Contains(res.Stderr, "agents and editors run what it says") {
+		t.Errorf("no note: %q", res.Stderr)
+	}
+}
