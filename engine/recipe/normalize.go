@@ -49,6 +49,9 @@ var (
 		// Container registries' logins: podman, buildah and skopeo
 		// (containers-auth.json(5)), Docker's before config.json.
 		"~/.config/containers/auth.json", "/run/user/*/containers/auth.json", "~/.dockercfg",
+		// git's own credential store in its XDG folder (the rest of that
+		// folder is tool configuration, readable by programs).
+		"~/.config/git/credentials",
 		// Cloud and platform command lines' tokens: Oracle (oci), DigitalOcean
 		// (doctl), Hetzner (hcloud), Alibaba (aliyun), GitLab (glab), Pulumi,
 		// Terraform's CLI config, 1Password (op), rclone, s3cmd, boto, MinIO.

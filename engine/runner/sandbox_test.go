@@ -207,6 +207,18 @@ func TestSandboxHidesWhatTheReadmeSays(t *testing.T) {
 	secret := map[string]string{
 		".config/containers/auth.json": "REGISTRY", ".codex/auth.json": "CODEX", ".claude/.credentials.json": "CLAUDE",
 		".oci/config": "ORACLE", ".config/gh/hosts.yml": "GH", "dotfiles/kube/config": "KUBE",
+		".config/git/credentials": "GITCRED",
+	}
+	t.Setenv("XDG_CACHE_HOME", "")
+	// git's credential cache (its socket's folder) and Docker Desktop's:
+	// hidden where commands get namespaces of their own.
+	services := []string{".cache/git/credential/socket", ".docker/run/docker.sock"}
+	if !sandbox.Probe().Namespaces {
+		services = nil
+	}
+	for _, name := range services {
+		os.MkdirAll(filepath.Dir(filepath.Join(home, name)), 0o700)
+		os.WriteFile(filepath.Join(home, name), []byte("SERVICE-LEAK"), 0o600)
 	}
 	for name, body := range secret {
 		os.MkdirAll(filepath.Dir(filepath.Join(home, name)), 0o700)

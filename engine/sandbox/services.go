@@ -29,6 +29,20 @@ func serviceSockets(allowed []string) []string {
 		"/run/docker.sock", "/var/run/docker.sock", "/run/podman", "/run/containerd",
 		"/run/snapd.socket", "/run/snapd-snap.socket",
 	}
+	// git's credential cache answers credential fill with the stored
+	// passwords, network or not; Docker Desktop, Colima and Rancher Desktop
+	// keep Docker's socket (root on the machine) in the home folder.
+	cache := os.Getenv("XDG_CACHE_HOME")
+	if home, err := os.UserHomeDir(); err == nil {
+		if cache == "" {
+			cache = filepath.Join(home, ".cache")
+		}
+		candidates = append(candidates, filepath.Join(home, ".git-credential-cache"),
+			filepath.Join(home, ".docker", "run"), filepath.Join(home, ".docker", "desktop"), filepath.Join(home, ".colima"), filepath.Join(home, ".rd"))
+	}
+	if cache != "" {
+		candidates = append(candidates, filepath.Join(cache, "git", "credential"))
+	}
 	if sock := os.Getenv("SSH_AUTH_SOCK"); sock != "" {
 		candidates = append(candidates, filepath.Dir(sock))
 	}
