@@ -52,6 +52,10 @@ local outputList = std.join(', ', ['"%s"' % f for f in outputs]);
     // ask go get has here. The toolchain's commands are run as themselves.
     rein.rule('go-run-toolchain', 'deny', 'go run cmd/... runs the Go toolchain\'s own commands (go run cmd/go get x is go get x); run them as go ... instead',
               each='cmd.name == "go" && cmd.sub == "run" && any(cmd.positionals[1:], {# startsWith "cmd/" || # == "cmd"})'),
+    // -mod=mod lets go run and go test fetch modules the repository does
+    // not require, and run them; go doc -http downloads and runs a server.
+    rein.rule('go-fetches-and-runs', 'ask', 'go run or go test with -mod=mod may download and run modules the repository does not require, and go doc -http downloads and runs a documentation server',
+              each='cmd.name == "go" && (cmd.sub in ["run", "test", "build", "install"] && "mod" in flagValues(cmd, "-mod") || cmd.sub == "doc" && len(flagValues(cmd, "-http")) + (hasFlag(cmd, "-http") ? 1 : 0) > 0)'),
     rein.rule('go-run-remote', 'ask', 'go run PKG@VERSION downloads and runs code from outside the repository', each='cmd.name == "go" && cmd.sub == "run" && any(cmd.positionals, {# contains "@"})'),
     // The linker runs the program -extld (or -extar) names, and passes
     // -extldflags to it: gcc's -wrapper then runs any command. @FILE reads
@@ -70,7 +74,7 @@ local outputList = std.join(', ', ['"%s"' % f for f in outputs]);
     allow+: ['go build ./...', 'go test ./...', 'go test -run TestX -v ./pkg/...', 'go vet ./...', 'go list -m all', 'gofmt -l .', 'go env GOPATH', 'go mod graph', 'go test -count=1 -cover ./...', 'go run ./cmd/x',
              'go build -ldflags "-s -w -X main.version=1.2" .',
              'go test -C sub ./...'],
-    ask+: ['go get example.com/x@latest', 'go mod tidy', 'gofmt -w .', 'go generate ./...', 'go run golang.org/x/tools/cmd/stringer@latest -type=T',
+    ask+: ['go run -mod=mod example.com/tool', 'go test -mod mod ./...', 'go doc -http=:6060', 'go doc -http', 'go get example.com/x@latest', 'go mod tidy', 'gofmt -w .', 'go generate ./...', 'go run golang.org/x/tools/cmd/stringer@latest -type=T',
            'go run -tags x example.com/cmd/x@v1.2.3'],
     deny+: ['go run cmd/go get example.com/x', 'go run cmd/vet ./...', 'go env -w GOFLAGS=-x', 'go test -exec sh ./...', 'go build -toolexec=/tmp/x ./...', 'go build -o /usr/local/bin/x .', 'rm -rf x',
             'go test --exec=sh ./...', 'go vet -vettool=/tmp/x ./...', 'go build --toolexec /tmp/x ./...',

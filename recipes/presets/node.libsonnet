@@ -74,6 +74,9 @@ local nodeOptions = ['-v', '--version', '-h', '--help', '-c', '--check', '--v8-o
     rein.rule('package-in-workspace', 'deny', 'npm, yarn and pnpm run the scripts of packages in the workspace only: --prefix, --dir, -C and --cwd elsewhere run code rein has not seen',
               each='cmd.name in ["npm", "yarn", "pnpm"] && any(flagValues(cmd, "--prefix", "--dir", "-C", "--cwd"), {!inside(absPath(cmd, #), workspace)})'),
     // npm audit fix installs changed dependencies, as npm install does.
+    // yarn --use-yarnrc FILE reads another yarnrc, whose yarn-path runs.
+    rein.rule('yarn-rc-elsewhere', 'deny', 'yarn --use-yarnrc reads a yarnrc rein has not seen (its yarn-path is a program yarn runs); use the workspace\'s .yarnrc',
+              each='cmd.name == "yarn" && hasFlag(cmd, "--use-yarnrc")'),
     rein.rule('audit-fix-installs', 'ask', 'npm audit fix installs packages from the network and runs their install scripts, as npm install does',
               each='cmd.name in ["npm", "pnpm", "yarn"] && cmd.sub == "audit" && any(cmd.positionals, {# == "fix"})'),
     rein.rule('node-options', 'deny', 'node takes only these options before its script: ' + std.join(', ', nodeOptions) + '; others load code (--require, --import, a --test-reporter module, --env-file, --snapshot-blob) or write files',
@@ -98,6 +101,6 @@ local nodeOptions = ['-v', '--version', '-h', '--help', '-c', '--check', '--v8-o
             'npm test --prefix /tmp/pkg', 'pnpm -C ../other test', 'yarn --cwd=/opt/x run build', 'npm run build --prefix=~/x',
             "npm test --node-options='--import=data:text/javascript,console.log(1)'", 'npm run build --script-shell=/tmp/x', 'npm test --script-sh /tmp/x',
             'pnpm test --config.script-shell=/tmp/x', 'yarn test --userconfig /tmp/npmrc', 'npm test --node-opt=--require=/tmp/x.js',
-            'npm publish', "node -e 'require(\"fs\").rmSync(\"x\")'", 'node --inspect=0.0.0.0:9229 app.js', 'node --inspect-brk app.js', 'npm config set registry http://x', 'rm -rf node_modules'],
+            'yarn --use-yarnrc /tmp/yarnrc test', 'yarn test --use-yarnrc=/tmp/rc', 'npm publish', "node -e 'require(\"fs\").rmSync(\"x\")'", 'node --inspect=0.0.0.0:9229 app.js', 'node --inspect-brk app.js', 'npm config set registry http://x', 'rm -rf node_modules'],
   },
 }

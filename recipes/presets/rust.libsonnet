@@ -16,14 +16,10 @@ local s = rein.sub;
       '--offline': rein.flag('Do not use the network'), '--color': rein.flag('auto, always or never', value=true),
     }, subcommands={
       build: s('Compile'),
-      b: s('Compile'),
       check: s('Type-check without producing binaries'),
-      c: s('Type-check'),
       test: s('Run tests'),
-      t: s('Run tests'),
       bench: s('Run benchmarks'),
       run: s('Build and run a binary'),
-      r: s('Build and run a binary'),
       clippy: s('Lints', deny_flags=['--fix']),
       fmt: s('Format (--check to only check)'),
       doc: s('Build documentation'),
@@ -47,6 +43,14 @@ local s = rein.sub;
   sandbox+: { mode: 'workspace-write', network: 'allow', write+: ['~/.cargo/registry', '~/.cargo/git', '~/.cargo/.package-cache', '~/.cargo/.package-cache-mutate',
                                          '$CARGO_HOME/registry', '$CARGO_HOME/git', '$CARGO_HOME/.package-cache', '$CARGO_HOME/.package-cache-mutate'] },
   rules+: [
+    // A workspace's .cargo/config.toml may define [alias] t = "install x"
+    // (cargo lets a user alias shadow its built-in b, c, d, r, t): the
+    // short names run what the repository says.
+    rein.rule('cargo-short-aliases', 'deny', 'cargo b, c, d, r and t run what a .cargo/config.toml [alias] says; write the subcommand out (cargo build, cargo check, cargo doc, cargo run, cargo test)',
+              each='cmd.name == "cargo" && cmd.sub in ["b", "c", "d", "r", "t", "rm"]'),
+    // rustc @FILE reads more arguments from FILE: -C linker among them.
+    rein.rule('rustc-argfile', 'deny', 'rustc @FILE takes arguments from a file rein does not read (-C linker=... among them); give them on the command line',
+              each='cmd.name in ["rustc", "rustdoc"] && any(cmd.args, {# startsWith "@"})'),
     // rustc runs the linker -C linker names, with the arguments -C link-arg
     // adds (cc's -wrapper then runs any command).
     // rustup's +TOOLCHAIN may be a folder: its bin/rustc is what runs.
@@ -70,6 +74,6 @@ local s = rein.sub;
             'rustc -C linker=/tmp/x src/main.rs', 'rustc -Clinker=sh src/main.rs', "rustc --codegen 'link-arg=-wrapper' -C link-arg=sh,-c,id src/main.rs",
             'rustc --codegen=link-args=-B/tmp src/main.rs', 'rustc -Zunstable-options src/main.rs', 'rustc -o /usr/local/bin/x src/main.rs',
             'cargo build --target-dir /tmp/t', 'cargo test --manifest-path /tmp/x/Cargo.toml', 'cargo run --manifest-path=../other/Cargo.toml', 'cargo build --target-dir=.git/hooks',
-            'cargo publish', 'cargo clippy --fix', 'cargo build --config "build.rustc-wrapper=\'sh\'"', 'rm -rf target'],
+            'cargo publish', 'cargo clippy --fix', 'cargo t', 'cargo b --release', 'rustc @args.txt src/main.rs', 'cargo build --config "build.rustc-wrapper=\'sh\'"', 'rm -rf target'],
   },
 }
