@@ -70,6 +70,16 @@ func (k *keptFiles) collect(rec *recipe.Recipe, workspace string, box *sandbox.C
 	sample := func(name string) bool { return strings.HasSuffix(name, ".sample") }
 	k.configs = append(k.configs, kept{path: filepath.Join(dir, "config")}, kept{path: filepath.Join(dir, "config.worktree")})
 	k.folders = append(k.folders, kept{path: filepath.Join(dir, "hooks"), why: "git runs its hooks outside rein", skip: sample})
+	// commondir sends git to another folder's config and hooks; the hooks
+	// folder core.hooksPath names (husky's .husky/_) runs as .git/hooks does.
+	k.files = append(k.files, kept{path: filepath.Join(dir, "commondir"), why: "git reads its config and hooks from the folder it names"})
+	top := workingTree(workspace)
+	if top == "" {
+		top = workspace
+	}
+	if hooks := hooksPath(filepath.Join(dir, "config"), top); hooks != "" {
+		k.folders = append(k.folders, kept{path: hooks, why: "git runs the hooks there outside rein (core.hooksPath)", skip: sample})
+	}
 	// Submodules' repositories (git status in the workspace runs git in
 	// each, with its config and hooks) and linked worktrees' configs.
 	for _, sub := range submoduleGitDirs(dir) {
@@ -355,4 +365,42 @@ func (r *Runner) restore(kp *keeping) string {
 		return ""
 	}
 	return strings.Join(notes, "\n") + "\n"
+}
+
+// hooksPath is the folder a repository's config names as core.hooksPath,
+// relative ones from the working tree (as git reads them), or "". It reads
+// the file as text: rein does not run git to learn where git's hooks are.
+func hooksPath(config, workTree string) string {
+	b, err := os.ReadFile(config)
+	if err != nil {
+		return ""
+	}
+	section, value := "", ""
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			section = ""
+			if f := strings.Fields(strings.Trim(line, "[]")); len(f) > 0 {
+				section = strings.ToLower(strings.Trim(f[0], `"`))
+			}
+			continue
+		}
+		key, v, ok := strings.Cut(line, "=")
+		if ok && section == "core" && strings.EqualFold(strings.TrimSpace(key), "hookspath") {
+			value = strings.Trim(strings.TrimSpace(v), `"`)
+		}
+	}
+	switch {
+	case value == "":
+		return ""
+	case strings.HasPrefix(value, "~/"):
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		return filepath.Join(home, value[2:])
+	case filepath.IsAbs(value):
+		return filepath.Clean(value)
+	}
+	return filepath.Join(workTree, value)
 }

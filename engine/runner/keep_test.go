@@ -264,3 +264,31 @@ func TestAgentConfigIsPutBack(t *testing.T) {
 		t.Errorf("no note: %q", res.Stderr)
 	}
 }
+
+// The hooks folder core.hooksPath names (husky's) is kept as .git/hooks
+// is, and so is .git/commondir, which sends git to another folder's config
+// and hooks.
+func TestHooksPathAndCommondirAreKept(t *testing.T) {
+	needUnix(t)
+	needGit(t)
+	r, dir := newRunner(t, `{ commands: [{ command: './plant.sh' }] }`, nil)
+	cmd := exec.Command("git", "init", "-q")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	cmd = exec.Command("git", "config", "core.hooksPath", ".husky/_")
+	cmd.Dir = dir
+	cmd.Run()
+	os.MkdirAll(filepath.Join(dir, ".husky", "_"), 0o755)
+	os.WriteFile(filepath.Join(dir, "plant.sh"), []byte("#!/bin/sh\nprintf '#!/bin/sh\\ntouch canary\\n' > .husky/_/pre-commit\nchmod +x .husky/_/pre-commit\necho /tmp/elsewhere > .git/commondir\n"), 0o755)
+	res := r.Run(context.Background(), "./plant.sh", runner.RunOptions{})
+	for _, name := range []string{".husky/_/pre-commit", ".git/commondir"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			t.Errorf("%s was left: %+v", name, res)
+		}
+	}
+	if !strings.Contains(res.Stderr, "core.hooksPath") || !strings.Contains(res.Stderr, "commondir") {
+		t.Errorf("notes: %q", res.Stderr)
+	}
+}
