@@ -331,3 +331,33 @@ func TestVerifyAndCache(t *testing.T) {
 		}
 	}
 }
+
+// Presets merge alike in either order: readonly, which every preset
+// extends, only fills in the sandbox and the unknown-option decision where
+// no preset listed with it set them, so a preset that builds keeps its
+// network and writes wherever it stands.
+func TestPresetsMergeInEitherOrder(t *testing.T) {
+	type got struct{ mode, network, unknownOption string }
+	load := func(text string) got {
+		dir := t.TempDir()
+		write(t, filepath.Join(dir, FileName), "local rein = import 'rein.libsonnet';\n"+text)
+		r, err := Load(Options{Dir: dir, UserFile: "-", CacheDir: "-", LookPath: noLook})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got{r.Sandbox.Mode, r.Sandbox.Network, r.Shell.UnknownOption}
+	}
+	for _, pair := range [][2]string{{"go", "git"}, {"rust", "git"}, {"node", "readonly"}, {"python", "strict"}, {"make", "git"}} {
+		a := load("rein.presets." + pair[0] + " + rein.presets." + pair[1])
+		b := load("rein.presets." + pair[1] + " + rein.presets." + pair[0])
+		if a != b || a.network != "allow" || a.mode != "workspace-write" || a.unknownOption != "ask" {
+			t.Errorf("%s and %s: %+v one way, %+v the other", pair[0], pair[1], a, b)
+		}
+	}
+	if g := load("rein.presets.readonly"); g != (got{"read-only", "deny", "deny"}) {
+		t.Errorf("readonly alone: %+v", g)
+	}
+	if g := load("rein.presets.git"); g != (got{"workspace-write", "deny", "ask"}) {
+		t.Errorf("git alone: %+v", g)
+	}
+}

@@ -221,12 +221,20 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
     dynamic_command_name: 'deny',
     // An option rein's program table does not know may write or run
     // anything: refused, with the option named.
-    unknown_option: 'deny',
+    // (A default only: a preset listed with it that writes says ask.)
+    unknown_option: if 'unknown_option' in super then super.unknown_option else 'deny',
   },
   default: 'deny',
   // The kernel sandbox: no writes at all (a private temporary folder aside),
   // no network. Presets that build, test or commit turn writes back on.
-  sandbox+: { mode: 'read-only', network: 'deny' },
+  // Every preset extends this one, so these are defaults: what another
+  // preset listed with it sets stands, in whichever order they are added
+  // (presets.go + presets.git and presets.git + presets.go both let go
+  // build reach the network and write the workspace).
+  sandbox+: {
+    mode: if 'mode' in super then super.mode else 'read-only',
+    network: if 'network' in super then super.network else 'deny',
+  },
 
   tests+: {
     allow+: [
