@@ -64,6 +64,15 @@ func argvThroughLinks(argv []string, dir string) ([]string, bool) {
 		if strings.HasPrefix(arg, "-") {
 			name, v, ok := strings.Cut(arg, "=")
 			if !ok {
+				// A short option's attached value (xargs -aFILE, make
+				// -fFILE, -CDIR): which letters take one is each
+				// program's, so every tail that names a file counts.
+				if k, real := attachedThroughLinks(arg, dir); k > 0 {
+					if out == nil {
+						out = append([]string(nil), argv...)
+					}
+					out[i] = arg[:k] + real
+				}
 				continue
 			}
 			prefix, value = name+"=", v
@@ -81,6 +90,24 @@ func argvThroughLinks(argv []string, dir string) ([]string, bool) {
 		out[i] = prefix + real
 	}
 	return out, out != nil
+}
+
+// attachedThroughLinks finds, in a single-dash word, a tail that names a
+// file reached through a link: the index where it starts and the file.
+func attachedThroughLinks(arg, dir string) (int, string) {
+	if strings.HasPrefix(arg, "--") {
+		return 0, ""
+	}
+	for k := 2; k < len(arg); k++ {
+		value := arg[k:]
+		if _, err := os.Lstat(resolveIn(value, dir)); err != nil {
+			continue
+		}
+		if real, ok := throughLinks(value, dir); ok {
+			return k, real
+		}
+	}
+	return 0, ""
 }
 
 func resolveIn(path, dir string) string {

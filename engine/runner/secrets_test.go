@@ -32,6 +32,8 @@ func TestSecretsThroughLinks(t *testing.T) {
 		"cat < notes.txt",
 		"read x < readme.txt; echo $x",
 		"head --lines=1 notes.txt",
+		// A link named in a short option's attached value.
+		"grep -fnotes.txt README", "xargs -anotes.txt echo",
 	} {
 		res := r.Run(context.Background(), text, runner.RunOptions{})
 		if strings.Contains(res.Stdout+res.Stderr, "TOPSECRET") {
