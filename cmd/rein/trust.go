@@ -83,9 +83,12 @@ func (c *trustCmd) Run(g *Globals, e *env) error {
 	}
 	summary := report.RecipeSummary(r)
 	if c.JSON {
-		return writeJSON(e.stdout, map[string]any{"recipe": path, "fingerprint": fp, "files": files, "allows": summary}, true)
+		return writeJSON(e.stdout, map[string]any{"recipe": path, "fingerprint": fp, "files": files, "allows": summary, "widens": report.Widenings(r)}, true)
 	}
 	fmt.Fprintf(e.stdout, "approved %s as it is now (%s)\n  it allows: %s\n", path, report.Count(len(files), "file"), summary)
+	for _, w := range report.Widenings(r) {
+		fmt.Fprintf(e.stdout, "  + %s\n", w)
+	}
 	return nil
 }
 
@@ -157,7 +160,11 @@ func requireTrust(r *recipe.Recipe, e *env) error {
 		fmt.Fprintf(e.stderr, "rein: the recipe %s is not approved: %s. It decides what commands may run here (it allows: %s). Read it (rein compile shows what it allows), then run rein trust; or use --preset readonly to run without it.\n", c.path, why, summary)
 		return codeError(exitUsage)
 	}
-	fmt.Fprintf(e.stderr, "rein: %s decides what commands may run here, and %s.\n  it allows: %s\nApprove it as it is now? [y/N] ", c.path, why, summary)
+	fmt.Fprintf(e.stderr, "rein: %s decides what commands may run here, and %s.\n  it allows: %s\n", c.path, why, summary)
+	for _, w := range report.Widenings(r) {
+		fmt.Fprintf(e.stderr, "  + %s\n", w)
+	}
+	fmt.Fprint(e.stderr, "Approve it as it is now? [y/N] ")
 	if answer := readLine(e.stdin); answer != "y" && answer != "yes" {
 		fmt.Fprintln(e.stderr, "rein: not approved; nothing was run (rein trust approves it later)")
 		return codeError(exitUsage)

@@ -214,3 +214,30 @@ func TestApprovalCoversTheScriptsItRuns(t *testing.T) {
 		t.Errorf("after changing the script: exit %d %q %q", code, out, stderr)
 	}
 }
+
+// What a recipe grants beyond readonly is listed where it is approved: not
+// the same line for readonly and for a recipe that allows sh, an allow
+// rule, Docker's socket, a write grant on ~/.local/bin and another model
+// endpoint.
+func TestApprovalListsWhatTheRecipeWidens(t *testing.T) {
+	dir := untrustedRepo(t)
+	os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(`local rein = import 'rein.libsonnet';
+rein.presets.readonly + {
+  programs+: { sh: rein.program('shell') },
+  rules+: [rein.rule('anything', 'allow', 'x', each='true')],
+  sandbox+: { mode: 'workspace-write', sockets: ['/var/run/docker.sock'], write: ['~/.local/bin'] },
+  provider+: { base_url: 'http://127.0.0.1:9/v1' },
+}`), 0o644)
+	out, stderr, code := rein(t, dir, "", "trust")
+	for _, want := range []string{"+ programs that run any code: sh", "+ rule anything allows: true", "+ local services commands may reach: /var/run/docker.sock",
+		"+ writable outside the workspace: ~/.local/bin", "+ model endpoint: http://127.0.0.1:9/v1"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("trust does not say %q:\n%s%s (exit %d)", want, out, stderr, code)
+		}
+	}
+	plain := untrustedRepo(t)
+	os.WriteFile(filepath.Join(plain, "rein.jsonnet"), []byte(`local rein = import 'rein.libsonnet'; rein.presets.readonly`), 0o644)
+	if out, _, _ := rein(t, plain, "", "trust"); strings.Contains(out, "+ ") {
+		t.Errorf("readonly widens nothing:\n%s", out)
+	}
+}

@@ -5,6 +5,8 @@ package report
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/reinsh/rein/engine/policy"
@@ -165,6 +167,78 @@ func RecipeSummary(r *recipe.Recipe) string {
 	}
 	parts = append(parts, sandbox, "network "+r.Sandbox.Network)
 	return strings.Join(parts, "; ")
+}
+
+// codeRunners are programs that run whatever code they are given: a recipe
+// allowing one allows anything it can be made to run.
+var codeRunners = []string{"sh", "bash", "zsh", "dash", "ksh", "fish", "pwsh", "powershell", "cmd", "python", "python3", "node",
+	"deno", "bun", "perl", "ruby", "php", "lua", "osascript", "eval", "source", "docker", "podman", "kubectl", "ssh", "sudo", "doas"}
+
+// Widenings lists, one line each, what a recipe grants that the readonly
+// preset does not: a person approving it reads these, not the same one
+// line for every recipe. Each names the field to look at.
+func Widenings(r *recipe.Recipe) []string {
+	var out []string
+	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
+	var runners []string
+	for _, name := range codeRunners {
+		if _, ok := r.Programs[name]; ok {
+			runners = append(runners, name)
+		}
+		for _, a := range r.Allow {
+			if a == name || strings.HasPrefix(a, name+" ") || a == "*" {
+				runners = append(runners, name+" (allow: "+a+")")
+			}
+		}
+	}
+	if len(runners) > 0 {
+		add("programs that run any code: %s", strings.Join(slices.Compact(runners), ", "))
+	}
+	if len(r.Allow) > 0 {
+		add("allow patterns: %s", strings.Join(r.Allow, ", "))
+	}
+	for _, rule := range r.Rules {
+		if rule.Decision == "allow" {
+			add("rule %s allows: %s", rule.Name, strings.TrimSpace(rule.Each+" "+rule.When))
+		}
+	}
+	for _, c := range []struct{ name, v string }{{"redirect_write", r.Shell.RedirectWrite}, {"background", r.Shell.Background},
+		{"function", r.Shell.Function}, {"dynamic_command_name", r.Shell.DynamicCommandName}, {"unknown_program", r.Shell.UnknownProgram}} {
+		if c.v == "allow" {
+			add("shell.%s: allow", c.name)
+		}
+	}
+	if r.Sandbox.Mode == "off" {
+		add("sandbox.mode: off (no kernel sandbox)")
+	}
+	if len(r.Sandbox.Write) > 0 {
+		add("writable outside the workspace: %s", strings.Join(r.Sandbox.Write, ", "))
+	}
+	if len(r.Sandbox.Sockets) > 0 {
+		add("local services commands may reach: %s", strings.Join(r.Sandbox.Sockets, ", "))
+	}
+	if r.Sandbox.Network == "allow" {
+		add("network: allowed")
+	}
+	if len(r.Env.Set) > 0 {
+		add("environment set: %s", strings.Join(slices.Sorted(maps.Keys(r.Env.Set)), ", "))
+	}
+	var passed []string
+	for _, v := range r.Env.Pass {
+		if !slices.Contains(recipe.PassEnv, v) {
+			passed = append(passed, v)
+		}
+	}
+	if len(passed) > 0 {
+		add("environment passed on: %s", strings.Join(passed, ", "))
+	}
+	if r.Provider.BaseURL != "" {
+		add("model endpoint: %s", r.Provider.BaseURL)
+	}
+	if on, ok := r.Tools["file_write"].(bool); ok && on {
+		add("the model may write files (tools.file_write)")
+	}
+	return out
 }
 
 // Count is "1 file", "3 files".
