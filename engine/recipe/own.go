@@ -1,6 +1,8 @@
 package recipe
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"slices"
@@ -131,4 +133,39 @@ func globLiteral(p string) string {
 // recipe compiled with one user recipe folder protects that one.
 func ownKey() string {
 	return strings.Join(OwnFolders(), "\x00") + "\x00" + os.Getenv("REIN_CACHE_DIR")
+}
+
+// WorkspaceCacheVar in a recipe's env.set values and sandbox.write entries
+// stands for the workspace's own build cache (WorkspaceCache): the presets
+// point the language tools' caches there.
+const WorkspaceCacheVar = "$REIN_WORKSPACE_CACHE"
+
+// WorkspaceCache is the folder where the commands of one workspace keep
+// their language tools' caches ($XDG_CACHE_HOME/rein-builds/HASH): a
+// module or package cache is code other projects and the person run
+// later, so a command writes this workspace's copy, never the shared one.
+// It is none of rein's own folders. "" without a home folder.
+func WorkspaceCache(workspace string) string {
+	base := os.Getenv("XDG_CACHE_HOME")
+	if home, err := os.UserHomeDir(); base == "" && err == nil {
+		base = filepath.Join(home, ".cache")
+	}
+	if base == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(filepath.Clean(workspace)))
+	return filepath.Join(base, "rein-builds", hex.EncodeToString(sum[:8]))
+}
+
+// ExpandWorkspaceCache replaces WorkspaceCacheVar in s, making the folder
+// when s names it; ok is false when there is no such folder to be had.
+func ExpandWorkspaceCache(s, workspace string) (string, bool) {
+	if !strings.Contains(s, WorkspaceCacheVar) {
+		return s, true
+	}
+	dir := WorkspaceCache(workspace)
+	if dir == "" || os.MkdirAll(dir, 0o700) != nil {
+		return "", false
+	}
+	return strings.ReplaceAll(s, WorkspaceCacheVar, dir), true
 }

@@ -109,3 +109,17 @@ func (r *Runner) lookPath(dir string, env expand.Environ, name string) (string, 
 	}
 	return "", fmt.Errorf("%s: not found on PATH", name)
 }
+
+// workspaceCacheEnv expands the workspace's build cache in the values of
+// env (GOMODCACHE=$REIN_WORKSPACE_CACHE/go/mod); a variable whose cache
+// cannot be had is left out, and the tool uses its default.
+func workspaceCacheEnv(env []string, workspace string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		v, ok := recipe.ExpandWorkspaceCache(kv, workspace)
+		if ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}

@@ -83,7 +83,7 @@ func New(p *policy.Policy, opts Options) *Runner {
 	maxTimeout, _ := time.ParseDuration(r.Limits.MaxTimeout)
 	run := &Runner{
 		policy: p, recipe: r, workspace: r.Workspace,
-		env:     BuildEnv(r.Env, opts.Env),
+		env:     workspaceCacheEnv(BuildEnv(r.Env, opts.Env), r.Workspace),
 		timeout: timeout, maxTimeout: maxTimeout,
 		maxOutput: r.Limits.MaxOutputBytes, grace: opts.Grace,
 		sandbox: opts.Sandbox, helper: opts.Helper,

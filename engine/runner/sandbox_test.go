@@ -323,28 +323,33 @@ func TestNoHelperOutsideLinux(t *testing.T) {
 	}
 }
 
-// The language presets let builds write their package caches, never the
-// places that run code later, outside rein: a folder on PATH, a file shells
-// source, a tool's config.
+// The language presets' caches are the workspace's own: a command writes
+// this workspace's module, package and build caches (under
+// $XDG_CACHE_HOME/rein-builds), never the shared ones other projects and
+// the person run code from later, nor cargo's bin, env or config.
 func TestPresetCachesAreNotAWayOut(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
-	for _, d := range []string{".cargo/bin", ".cargo/registry"} {
-		os.MkdirAll(filepath.Join(home, d), 0o755)
-	}
-	os.WriteFile(filepath.Join(home, ".cargo", "env"), []byte("export PATH=\"$HOME/.cargo/bin:$PATH\"\n"), 0o644)
-	os.WriteFile(filepath.Join(home, ".cargo", ".package-cache"), nil, 0o644)
-	r, _ := sandboxed(t, `(import 'rein.libsonnet').presets.rust + { commands+: [{ command: './w.sh' }] }`, map[string]string{
-		"w.sh": "#!/bin/sh\n" +
-			"echo evil > \"$HOME/.cargo/bin/git\" && echo wrote bin\n" +
-			"echo evil >> \"$HOME/.cargo/env\" && echo wrote env\n" +
-			"echo evil > \"$HOME/.cargo/config.toml\" && echo wrote config\n" +
-			"echo crate > \"$HOME/.cargo/registry/c\" && echo wrote registry\n" +
-			"echo lock >> \"$HOME/.cargo/.package-cache\" && echo wrote lock\n",
-	})
-	res := r.Run(context.Background(), "./w.sh", runner.RunOptions{Env: []string{"HOME=" + home}})
-	if res.Stdout != "wrote registry\nwrote lock\n" {
-		t.Errorf("stdout %q stderr %q", res.Stdout, res.Stderr)
+	t.Setenv("XDG_CACHE_HOME", "")
+	shared := map[string]string{"go": "go/pkg/mod/m", "python": ".cache/pip/wheel", "node": ".npm/_cacache/x", "rust": ".cargo/registry/c"}
+	own := map[string]string{"go": "GOMODCACHE", "python": "PIP_CACHE_DIR", "node": "npm_config_cache", "rust": "CARGO_HOME"}
+	for preset, path := range shared {
+		os.MkdirAll(filepath.Dir(filepath.Join(home, path)), 0o755)
+		for _, d := range []string{".cargo/bin"} {
+			os.MkdirAll(filepath.Join(home, d), 0o755)
+		}
+		r, _ := sandboxed(t, `(import 'rein.libsonnet').presets.`+preset+` + { commands+: [{ command: './w.sh' }] }`, map[string]string{
+			"w.sh": "#!/bin/sh\n" +
+				"echo code > \"$HOME/" + path + "\" && echo wrote shared\n" +
+				"echo evil > \"$HOME/.cargo/bin/git\" && echo wrote bin\n" +
+				"echo evil >> \"$HOME/.cargo/env\" && echo wrote env\n" +
+				"mkdir -p \"$" + own[preset] + "\" && echo own > \"$" + own[preset] + "/x\" && echo wrote own \"$" + own[preset] + "\"\n",
+		})
+		res := r.Run(context.Background(), "./w.sh", runner.RunOptions{Env: []string{"HOME=" + home}})
+		want := "wrote own " + filepath.Join(home, ".cache", "rein-builds")
+		if !strings.HasPrefix(res.Stdout, want) || strings.Contains(res.Stdout, "shared") || strings.Contains(res.Stdout, "bin") || strings.Contains(res.Stdout, "wrote env") {
+			t.Errorf("%s: stdout %q stderr %q", preset, res.Stdout, res.Stderr)
+		}
 	}
 }
 

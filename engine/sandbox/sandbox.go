@@ -118,6 +118,10 @@ func FromRecipeWith(r *recipe.Recipe, st Status) (*Config, string, error) {
 		return c, "rein: warning: " + msg + "; the network stays open", nil
 	}
 	for _, w := range r.Sandbox.Write {
+		w, ok := recipe.ExpandWorkspaceCache(w, r.Workspace)
+		if !ok {
+			continue
+		}
 		if p := expandPath(w); p != "" {
 			c.Write = append(c.Write, p)
 		}

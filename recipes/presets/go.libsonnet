@@ -42,7 +42,10 @@ local outputList = std.join(', ', ['"%s"' % f for f in outputs]);
   },
   // Builds write to Go's caches and may download modules.
   shell+: { unknown_option: 'ask' },
-  sandbox+: { mode: 'workspace-write', network: 'allow', write+: ['$GOCACHE', '$GOMODCACHE', '~/.cache/go-build', '~/go/pkg/mod'] },
+  // The module and build caches are this workspace's own: a test run that
+  // rewrote ~/go/pkg/mod would change the code every other project builds.
+  env+: { set+: { GOMODCACHE: '$REIN_WORKSPACE_CACHE/go/mod', GOCACHE: '$REIN_WORKSPACE_CACHE/go/build' } },
+  sandbox+: { mode: 'workspace-write', network: 'allow', write+: ['$REIN_WORKSPACE_CACHE'] },
   rules+: [
     rein.rule('go-mod-network', 'ask', 'go mod tidy/download/edit change go.mod or use the network', each='cmd.name == "go" && cmd.sub == "mod" && len(cmd.positionals) > 1 && cmd.positionals[1] in ["tidy", "download", "edit"]'),
     // go run PKG@VERSION fetches a module and runs it: someone else's code,

@@ -88,7 +88,11 @@ local nodeOptions = ['-v', '--version', '-h', '--help', '-c', '--check', '--v8-o
   // bins), npx's installs (run again later without a check) or ~/.cache as
   // a whole (rein's compile cache is there).
   shell+: { unknown_option: 'ask' },
-  sandbox+: { mode: 'workspace-write', network: 'allow', write+: ['~/.npm/_cacache', '~/.npm/_logs', '~/.cache/yarn', '~/.yarn/berry/cache', '~/.local/share/pnpm/store', '~/.cache/node-gyp'] },
+  // npm's, yarn's and pnpm's caches and store, and node-gyp's headers, are
+  // this workspace's own: pnpm's store is hard-linked into other projects.
+  env+: { set+: { npm_config_cache: '$REIN_WORKSPACE_CACHE/npm', YARN_CACHE_FOLDER: '$REIN_WORKSPACE_CACHE/yarn', YARN_GLOBAL_FOLDER: '$REIN_WORKSPACE_CACHE/yarn-global',
+                  npm_config_store_dir: '$REIN_WORKSPACE_CACHE/pnpm-store', npm_config_devdir: '$REIN_WORKSPACE_CACHE/node-gyp' } },
+  sandbox+: { mode: 'workspace-write', network: 'allow', write+: ['$REIN_WORKSPACE_CACHE'] },
   tests+: {
     allow+: ['npm test', 'npm run build', 'npm ls --depth=0', 'yarn test', 'pnpm run lint', 'node --version', 'node scripts/check.js', 'node --test', 'node --test test/',
              'node --run build', 'node --test --test-reporter=spec --test-name-pattern=parser test/', 'node --enable-source-maps --no-warnings dist/x.js --port 3000 --verbose',

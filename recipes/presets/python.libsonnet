@@ -50,7 +50,10 @@ local pip = p('Python packages', subcommands={
   // The package managers' caches, not ~/.cache as a whole (rein's compile
   // cache is there, pre-commit's hook environments too).
   shell+: { unknown_option: 'ask' },
-  sandbox+: { mode: 'workspace-write', network: 'allow', write+: ['~/.cache/pip', '~/.cache/uv', '~/.cache/pypoetry'] },
+  // Package caches are this workspace's own (a wheel cache is code other
+  // projects install later).
+  env+: { set+: { PIP_CACHE_DIR: '$REIN_WORKSPACE_CACHE/pip', UV_CACHE_DIR: '$REIN_WORKSPACE_CACHE/uv', POETRY_CACHE_DIR: '$REIN_WORKSPACE_CACHE/poetry' } },
+  sandbox+: { mode: 'workspace-write', network: 'allow', write+: ['$REIN_WORKSPACE_CACHE'] },
   rules+: [
     // pytest empties the --basetemp folder before the run (only the
     // working folder and its parents are refused): --basetemp=src removes

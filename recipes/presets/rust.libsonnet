@@ -40,8 +40,11 @@ local s = rein.sub;
   // PATH), ~/.cargo/env (sourced by shells), cargo's config or the
   // toolchains in ~/.rustup, which run later, outside rein.
   shell+: { unknown_option: 'ask' },
-  sandbox+: { mode: 'workspace-write', network: 'allow', write+: ['~/.cargo/registry', '~/.cargo/git', '~/.cargo/.package-cache', '~/.cargo/.package-cache-mutate',
-                                         '$CARGO_HOME/registry', '$CARGO_HOME/git', '$CARGO_HOME/.package-cache', '$CARGO_HOME/.package-cache-mutate'] },
+  // cargo's home is this workspace's own: the registry's sources are code
+  // every other crate built later compiles. (Its config is then the
+  // workspace's .cargo/config.toml alone, not ~/.cargo/config.toml.)
+  env+: { set+: { CARGO_HOME: '$REIN_WORKSPACE_CACHE/cargo' } },
+  sandbox+: { mode: 'workspace-write', network: 'allow', write+: ['$REIN_WORKSPACE_CACHE'] },
   rules+: [
     // A workspace's .cargo/config.toml may define [alias] t = "install x"
     // (cargo lets a user alias shadow its built-in b, c, d, r, t): the
