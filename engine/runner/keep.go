@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -27,9 +28,12 @@ import (
 
 // keptFiles are the places a runner keeps, found once.
 type keptFiles struct {
-	once    sync.Once
-	files   []kept // kept whole
-	agent   []kept // kept whole, never mounted read-only
+	once  sync.Once
+	files []kept // kept whole
+	agent []kept // kept whole, never mounted read-only
+	// gitFile is the workspace's .git where there was none: one a command
+	// makes as a file or a link (gitdir: ELSEWHERE) is removed.
+	gitFile string
 	configs []kept // git configs: kept from naming new programs
 	folders []kept // kept from new or changed entries
 	// readOnly and pin are what the sandbox's own mount namespace, where
@@ -70,6 +74,19 @@ func (k *keptFiles) collect(rec *recipe.Recipe, workspace string, box *sandbox.C
 	sample := func(name string) bool { return strings.HasSuffix(name, ".sample") }
 	k.configs = append(k.configs, kept{path: filepath.Join(dir, "config")}, kept{path: filepath.Join(dir, "config.worktree")})
 	k.folders = append(k.folders, kept{path: filepath.Join(dir, "hooks"), why: "git runs its hooks outside rein", skip: sample})
+	// A .git made at the workspace's top (a folder, or a file saying
+	// gitdir: ELSEWHERE) becomes the repository git reads config and hooks
+	// from there, in place of the one above it or of none.
+	// A repository a command makes there is kept as the workspace's own
+	// (its config may not name programs, its hooks are put back); a .git
+	// that is a file or a link is removed.
+	if _, err := os.Lstat(filepath.Join(workspace, ".git")); errors.Is(err, fs.ErrNotExist) {
+		k.gitFile = filepath.Join(workspace, ".git")
+		if made := filepath.Join(workspace, ".git"); made != dir {
+			k.configs = append(k.configs, kept{path: filepath.Join(made, "config")}, kept{path: filepath.Join(made, "config.worktree")})
+			k.folders = append(k.folders, kept{path: filepath.Join(made, "hooks"), why: "git runs its hooks outside rein", skip: sample})
+		}
+	}
 	// commondir sends git to another folder's config and hooks; the hooks
 	// folder core.hooksPath names (husky's .husky/_) runs as .git/hooks does.
 	k.files = append(k.files, kept{path: filepath.Join(dir, "commondir"), why: "git reads its config and hooks from the folder it names"})
@@ -359,6 +376,15 @@ func (r *Runner) restore(kp *keeping) string {
 			if _, ok := f.entries[name]; !ok {
 				undo(fileCopy{path: c.path, dir: f.inside}, f.why)
 			}
+		}
+	}
+	if g := r.kept.find(r).gitFile; g != "" {
+		if st, err := os.Lstat(g); err == nil && !st.IsDir() {
+			note := fmt.Sprintf("rein: the command made %s, which sends git to another folder's config and hooks outside rein; rein removed it", g)
+			if err := os.Remove(g); err != nil {
+				note = fmt.Sprintf("rein: the command made %s, which sends git to another folder's config and hooks, and rein could not remove it: %v; remove it before you run git", g, err)
+			}
+			notes = append(notes, note)
 		}
 	}
 	if len(notes) == 0 {

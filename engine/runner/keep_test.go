@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"github.com/reinsh/rein/engine/policy/policytest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -290,5 +291,46 @@ func TestHooksPathAndCommondirAreKept(t *testing.T) {
 	}
 	if !strings.Contains(res.Stderr, "core.hooksPath") || !strings.Contains(res.Stderr, "commondir") {
 		t.Errorf("notes: %q", res.Stderr)
+	}
+}
+
+// A .git file made at the top of a workspace that has none (or that lies
+// in a bigger repository), saying gitdir: ELSEWHERE, sends the person's
+// next git status to another folder's config and hooks: it is removed. A
+// repository made there is kept like the workspace's own: a config entry
+// that runs a program is taken back.
+func TestGitMadeAtTheWorkspaceTopIsKept(t *testing.T) {
+	needUnix(t)
+	needGit(t)
+	r, dir := newRunner(t, `{ commands: [{ command: './plant.sh' }, { command: './nested.sh' }] }`, nil)
+	os.WriteFile(filepath.Join(dir, "plant.sh"), []byte("#!/bin/sh\necho 'gitdir: /tmp/elsewhere' > .git\n"), 0o755)
+	res := r.Run(context.Background(), "./plant.sh", runner.RunOptions{})
+	if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil || !strings.Contains(res.Stderr, "sends git to another folder") {
+		t.Errorf(".git file: %+v", res)
+	}
+	// The workspace inside a bigger repository: a repository made at its
+	// top keeps its own files, not a config naming a program (a config the
+	// command made with one is taken back whole).
+	parent := t.TempDir()
+	git := func(dir string, args ...string) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	git(parent, "init", "-q")
+	ws := filepath.Join(parent, "ws")
+	os.MkdirAll(ws, 0o755)
+	os.WriteFile(filepath.Join(ws, "rein.jsonnet"), []byte(`{ commands: [{ command: './nested.sh' }] }`), 0o644)
+	os.WriteFile(filepath.Join(ws, "nested.sh"), []byte("#!/bin/sh\ngit init -q && git config core.fsmonitor 'touch canary'\n"), 0o755)
+	_, p := policytest.Load(t, ws, "")
+	nr := runner.New(p, runner.Options{Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}})
+	res = nr.Run(context.Background(), "./nested.sh", runner.RunOptions{})
+	if _, err := os.Stat(filepath.Join(ws, ".git", "HEAD")); err != nil {
+		t.Errorf("git init's own files: %v %+v", err, res)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, ".git", "config")); strings.Contains(string(b), "fsmonitor") {
+		t.Errorf("the nested repository's config names a program: %s (stderr %q)", b, res.Stderr)
 	}
 }
