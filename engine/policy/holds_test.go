@@ -19,12 +19,7 @@ import (
 // now the way the program reads it (the program table), with the everyday
 // commands of the same programs beside them.
 func TestOptionsAsProgramsReadThem(t *testing.T) {
-	ro := presetPolicy(t, "readonly")
-	for _, c := range []struct {
-		command string
-		verdict policy.Verdict
-		rule    string
-	}{
+	wantRules(t, presetPolicy(t, "readonly"), []ruleCase{
 		// 1. -- taken as an option's value: the options after it count.
 		{"sort -T -- -o out.txt in.txt", policy.Deny, "options.writes"},
 		{"sort -k -- --compress-program=sh f", policy.Deny, "options.runs"},
@@ -79,28 +74,30 @@ func TestOptionsAsProgramsReadThem(t *testing.T) {
 		{"git branch --merged main", policy.Allow, "programs.git"},
 		{"git blame -L 10,20 main.go", policy.Allow, "programs.git"},
 		{"ls | xargs -0 -n1 -I{} echo {}", policy.Allow, "programs.ls, programs.xargs, programs.echo"},
-	} {
-		d := ro.Check(c.command)
-		if d.Verdict != c.verdict || d.Rule != c.rule {
-			t.Errorf("%s: %s by %s (%s), want %s by %s", c.command, d.Verdict, d.Rule, d.Reason, c.verdict, c.rule)
-		}
-	}
+	})
 	// A recipe that writes asks about what rein has not read, and lets an
 	// option write where the recipe lets commands write.
-	git := presetPolicy(t, "git")
-	for _, c := range []struct {
-		command string
-		verdict policy.Verdict
-		rule    string
-	}{
+	wantRules(t, presetPolicy(t, "git"), []ruleCase{
 		{"ls --frobnicate", policy.Ask, "shell.unknown_option"},
 		{"git log --frobnicate", policy.Ask, "shell.unknown_option"},
 		{"git --paginate log", policy.Deny, "options.helper"},
 		{"sort -T -- --compress-program=sh f", policy.Deny, "options.runs"},
-	} {
-		d := git.Check(c.command)
-		if d.Verdict != c.verdict || d.Rule != c.rule {
-			t.Errorf("git preset: %s: %s by %s (%s), want %s by %s", c.command, d.Verdict, d.Rule, d.Reason, c.verdict, c.rule)
+	})
+}
+
+// ruleCase is a command and the verdict and rule it must get.
+type ruleCase struct {
+	command string
+	verdict policy.Verdict
+	rule    string
+}
+
+// wantRules checks each command's verdict and the rule that made it.
+func wantRules(t *testing.T, p *policy.Policy, cases []ruleCase) {
+	t.Helper()
+	for _, c := range cases {
+		if d := p.Check(c.command); d.Verdict != c.verdict || d.Rule != c.rule {
+			t.Errorf("%s: %s by %s (%s), want %s by %s", c.command, d.Verdict, d.Rule, d.Reason, c.verdict, c.rule)
 		}
 	}
 }
