@@ -120,7 +120,22 @@ func main() {
 	os.Exit(run(os.Args[1:], &env{stdin: os.Stdin, stdinTerminal: terminal, stdout: os.Stdout, stderr: os.Stderr}))
 }
 
-func run(args []string, e *env) int { return runWith(args, e, selectCommands(args)) }
+func run(args []string, e *env) int {
+	args = helpArgs(args)
+	return runWith(args, e, selectCommands(args))
+}
+
+// helpArgs makes rein alone, rein help and rein help CMD print the help
+// (they were parse errors).
+func helpArgs(args []string) []string {
+	switch {
+	case len(args) == 0:
+		return []string{"--help"}
+	case args[0] == "help":
+		return append(append([]string(nil), args[1:]...), "--help")
+	}
+	return args
+}
 
 // runWith parses args with a parser that knows cmds and runs the command.
 func runWith(args []string, e *env, cmds []command) (code int) {

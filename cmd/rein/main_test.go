@@ -191,6 +191,15 @@ func TestHelpAndVersion(t *testing.T) {
 	if code != exitOK || !strings.HasPrefix(out, "rein ") {
 		t.Errorf("version: %q", out)
 	}
+	// rein alone and rein help print the help; rein help CMD the command's.
+	for _, args := range [][]string{{}, {"help"}} {
+		if out, errOut, code := rein(t, "", "", args...); code != exitOK || !strings.Contains(out, "Usage: rein") || !strings.Contains(out, "exec") {
+			t.Errorf("%v: exit %d\n%s%s", args, code, out, errOut)
+		}
+	}
+	if out, _, code := rein(t, "", "", "help", "check"); code != exitOK || !strings.Contains(out, "Exit status: 0 allow") {
+		t.Errorf("help check: exit %d\n%s", code, out)
+	}
 }
 
 // Every recipe shown in the README compiles and passes its own tests.
