@@ -120,10 +120,7 @@ func main() {
 	os.Exit(run(os.Args[1:], &env{stdin: os.Stdin, stdinTerminal: terminal, stdout: os.Stdout, stderr: os.Stderr}))
 }
 
-func run(args []string, e *env) int {
-	args = helpArgs(args)
-	return runWith(args, e, selectCommands(args))
-}
+func run(args []string, e *env) int { return runWith(args, e, selectCommands(helpArgs(args))) }
 
 // helpArgs makes rein alone, rein help and rein help CMD print the help
 // (they were parse errors).
@@ -139,6 +136,7 @@ func helpArgs(args []string) []string {
 
 // runWith parses args with a parser that knows cmds and runs the command.
 func runWith(args []string, e *env, cmds []command) (code int) {
+	args = helpArgs(args)
 	var globals Globals
 	defer func() {
 		if r := recover(); r != nil {
