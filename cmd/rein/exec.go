@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"github.com/reinsh/rein/shellparse"
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"time"
 
@@ -50,7 +53,11 @@ func (c *execCmd) Run(g *Globals, e *env) error {
 			return err
 		}
 	}
-	text := strings.Join(c.Command, " ")
+	words, err := commandWords(c.Command)
+	if err != nil {
+		return err
+	}
+	text := strings.Join(words, " ")
 	d := p.Check(text)
 	switch {
 	case d.Verdict == policy.Deny || d.Verdict == policy.Ask && !c.Yes:
@@ -102,6 +109,32 @@ func (c *execCmd) Run(g *Globals, e *env) error {
 		explain(e.stderr, res)
 	}
 	return resultExit(res)
+}
+
+// execFlags are rein exec's own flags, as a person may put them after the
+// command by mistake.
+var execFlags = []string{"--json", "--dry-run", "--yes", "-y", "--timeout", "--cwd"}
+
+// commandWords is the command's words: a leading -- (rein exec -- 'echo
+// hi') only ends rein's flags, and one of rein's flags after a quoted
+// command is refused with a hint (rein exec 'echo hi' --json ran echo hi
+// --json).
+func commandWords(words []string) ([]string, error) {
+	if len(words) > 0 && words[0] == "--" {
+		words = words[1:]
+	}
+	if len(words) == 0 {
+		return nil, errors.New("rein exec needs a command: rein exec 'git status'")
+	}
+	if strings.ContainsAny(words[0], " \t") {
+		for _, w := range words[1:] {
+			name, _, _ := strings.Cut(w, "=")
+			if slices.Contains(execFlags, name) {
+				return nil, fmt.Errorf("%s comes after the command; put rein's flags first: rein exec %s %s", w, w, shellparse.Quote(words[0]))
+			}
+		}
+	}
+	return words, nil
 }
 
 // resultExit maps a run's result to rein's exit status: 1 when refused, 2 on

@@ -285,6 +285,18 @@ func TestExec(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &decision); err != nil || code != exitOK || decision.Verdict != "allow" {
 		t.Errorf("json dry run: exit %d %q %v", code, out, err)
 	}
+	// -- only ends rein's flags; one of rein's flags after a quoted command
+	// is refused with the order to write.
+	if out, errOut, code := rein(t, dir, "", "exec", "--", "cat README.md"); code != exitOK || out != "hello\n" {
+		t.Errorf("exec --: exit %d %q %q", code, out, errOut)
+	}
+	if out, errOut, code := rein(t, dir, "", "exec", "cat README.md", "--json"); code != exitUsage || out != "" ||
+		!strings.Contains(errOut, "--json comes after the command; put rein's flags first: rein exec --json 'cat README.md'") {
+		t.Errorf("a flag after the command: exit %d %q %q", code, out, errOut)
+	}
+	if out, _, code := rein(t, dir, "", "exec", "cat", "README.md"); code != exitOK || out != "hello\n" {
+		t.Errorf("unquoted words: exit %d %q", code, out)
+	}
 	_, errOut, code = rein(t, dir, "", "exec", "--timeout", "300ms", "sleep 5")
 	if code != 124 || !strings.Contains(errOut, "timed out") {
 		t.Errorf("timeout: exit %d %q", code, errOut)
