@@ -42,7 +42,11 @@ answers. Keys come from OPENAI_API_KEY, ANTHROPIC_API_KEY, or the variable the
 recipe's provider.api_key_env names.
 
 Commands with an ask verdict are confirmed on the terminal (y once, a always,
-n no with an optional note); without a terminal they are refused.`
+n no with an optional note); without a terminal they are refused.
+
+Exit status: 0 when the model answered; 4 when a limit (--max-turns,
+limits.max_tool_turns, limits.max_commands) stopped it first; 130 when
+interrupted; 2 on a usage, recipe or model error.`
 }
 
 func (c *askCmd) Run(g *Globals, e *env) error {
@@ -126,7 +130,7 @@ func (c *askCmd) Run(g *Globals, e *env) error {
 	if c.MaxTurns > 0 {
 		maxTurns = c.MaxTurns
 	}
-	_, err = agent.Run(ctx, agent.Options{
+	outcome, err := agent.Run(ctx, agent.Options{
 		Provider: prov, Model: spec.Model, Temperature: r.Provider.Temperature, Tools: set,
 		MaxToolTurns: maxTurns, MaxCommands: r.Limits.MaxCommands, OnEvent: onEvent, OnMessage: rec.Message,
 	}, history)
@@ -139,6 +143,11 @@ func (c *askCmd) Run(g *Globals, e *env) error {
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(e.stderr, "\nrein: interrupted; the session keeps everything so far")
 		return codeError(130)
+	}
+	if err == nil && outcome != nil && outcome.StoppedBy != "" {
+		// The answer is not finished: a script must not read it as done.
+		fmt.Fprintf(e.stderr, "rein: stopped at limits.%s before the model answered; continue with --session %s, or raise the limit\n", outcome.StoppedBy, name)
+		return codeError(exitLimit)
 	}
 	return err
 }

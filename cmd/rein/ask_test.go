@@ -109,3 +109,19 @@ func TestAskErrors(t *testing.T) {
 		t.Errorf("bad provider: %d %q", code, errOut)
 	}
 }
+
+// A conversation stopped at a limit before the model answered does not
+// exit 0: a script would read the unfinished answer as done.
+func TestAskStoppedAtALimit(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "README.md"), []byte("hello\n"), 0o644)
+	srv, _ := modelServer(t,
+		sseCall("run_command", `{"command":"cat README.md","reason":"a"}`),
+		sseCall("run_command", `{"command":"cat README.md","reason":"b"}`),
+		sseText("never reached"),
+	)
+	_, errOut, code := rein(t, dir, "", "ask", "--max-turns", "1", "-m", "openai-compatible:m", "--base-url", srv.URL, "q")
+	if code != exitLimit || !strings.Contains(errOut, "stopped at limits.max_tool_turns") {
+		t.Errorf("exit %d, stderr %s", code, errOut)
+	}
+}

@@ -24,6 +24,8 @@ const (
 	exitDeny  = 1
 	exitUsage = 2
 	exitAsk   = 3
+	// exitLimit: rein ask stopped at a limit before the model answered.
+	exitLimit = 4
 )
 
 // Globals are the flags every command takes.
