@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/reinsh/rein/engine/tasks"
 	"strings"
 
 	"github.com/reinsh/rein/engine/recipe"
@@ -25,7 +26,12 @@ func parseTaskArgs(args []string, t *recipe.Task) (map[string]string, []string, 
 		name, value, hasValue := strings.Cut(a[2:], "=")
 		p, known := t.Params[name]
 		if !known {
-			return nil, nil, fmt.Errorf("unknown parameter --%s", name)
+			names := tasks.ParamNames(t)
+			list := "it takes none"
+			if len(names) > 0 {
+				list = "its parameters: --" + strings.Join(names, ", --")
+			}
+			return nil, nil, fmt.Errorf("unknown parameter --%s%s (%s)", name, tasks.DidYouMean(name, names), list)
 		}
 		switch {
 		case hasValue:
