@@ -168,7 +168,7 @@ func runWith(args []string, e *env, cmds []command) (code int) {
 	}
 	ctx, err := parser.Parse(args)
 	if err != nil {
-		fmt.Fprintln(e.stderr, "rein:", err)
+		fmt.Fprintln(e.stderr, "rein:", err.Error()+durationHint(err.Error()))
 		return exitUsage
 	}
 	err = ctx.Run(&globals, e)
@@ -181,4 +181,19 @@ func runWith(args []string, e *env, cmds []command) (code int) {
 	}
 	fmt.Fprintln(e.stderr, "rein:", err)
 	return exitUsage
+}
+
+// durationHint answers a duration given without its unit (--timeout 1)
+// with the one meant most often: "; did you mean 1s?".
+func durationHint(msg string) string {
+	const missing = `missing unit in duration "`
+	i := strings.Index(msg, missing)
+	if i < 0 {
+		return ""
+	}
+	n, _, ok := strings.Cut(msg[i+len(missing):], `"`)
+	if !ok || n == "" || strings.Trim(n, "0123456789.") != "" {
+		return ""
+	}
+	return "; did you mean " + n + "s?"
 }

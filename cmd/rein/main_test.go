@@ -297,6 +297,9 @@ func TestExec(t *testing.T) {
 	if out, _, code := rein(t, dir, "", "exec", "cat", "README.md"); code != exitOK || out != "hello\n" {
 		t.Errorf("unquoted words: exit %d %q", code, out)
 	}
+	if _, errOut, code := rein(t, dir, "", "exec", "--timeout", "1", "ls"); code != exitUsage || !strings.Contains(errOut, "did you mean 1s?") {
+		t.Errorf("--timeout 1: exit %d %q", code, errOut)
+	}
 	_, errOut, code = rein(t, dir, "", "exec", "--timeout", "300ms", "sleep 5")
 	if code != 124 || !strings.Contains(errOut, "timed out") {
 		t.Errorf("timeout: exit %d %q", code, errOut)
