@@ -78,6 +78,9 @@ func (c *askCmd) Run(g *Globals, e *env) error {
 	if err != nil {
 		return err
 	}
+	if spec.Guessed && !c.Quiet && !c.JSON {
+		fmt.Fprintf(e.stderr, "rein: %s names no provider: taking %s (write %s:%s to say so)\n", model, spec.Provider, spec.Provider, spec.Model)
+	}
 	prov, err := provider.New(spec, provider.Options{})
 	if err != nil {
 		return err

@@ -105,6 +105,9 @@ type Spec struct {
 	Model    string
 	BaseURL  string
 	KeyEnv   string // the variable the API key comes from
+	// Guessed: the model string named no provider, and it was guessed
+	// from the model's name (claude-* is Anthropic's).
+	Guessed bool
 }
 
 // Defaults for model strings.
@@ -118,9 +121,9 @@ const (
 func ParseModel(s, baseURL, keyEnv string) (Spec, error) {
 	name, model, ok := strings.Cut(s, ":")
 	if !ok {
-		name, model = "openai", s
+		name, model = guessProvider(s, baseURL), s
 	}
-	spec := Spec{Provider: name, Model: model, BaseURL: baseURL, KeyEnv: keyEnv}
+	spec := Spec{Provider: name, Model: model, BaseURL: baseURL, KeyEnv: keyEnv, Guessed: !ok}
 	if model == "" {
 		return spec, fmt.Errorf("model string %q has no model name (want provider:model, e.g. openai:gpt-4.1)", s)
 	}
@@ -145,6 +148,19 @@ func ParseModel(s, baseURL, keyEnv string) (Spec, error) {
 		return spec, fmt.Errorf("unknown provider %q in %q; the provider is one of openai, anthropic, ollama or openai-compatible (e.g. openai:gpt-4o)", name, s)
 	}
 	return spec, nil
+}
+
+// guessProvider is the provider a bare model name most likely belongs to:
+// Anthropic's claude-*, else an OpenAI-compatible server when a base URL
+// is given, else OpenAI.
+func guessProvider(model, baseURL string) string {
+	switch {
+	case strings.HasPrefix(model, "claude"):
+		return "anthropic"
+	case baseURL != "":
+		return "openai-compatible"
+	}
+	return "openai"
 }
 
 // Options configure a provider client.

@@ -276,6 +276,10 @@ func TestParseModelAndKeys(t *testing.T) {
 	}{
 		{"openai:gpt-4.1", "", "openai", "gpt-4.1", "", "OPENAI_API_KEY", ""},
 		{"gpt-4o", "", "openai", "gpt-4o", "", "OPENAI_API_KEY", ""},
+		// A bare name: claude-* is Anthropic's, any with a base URL an
+		// OpenAI-compatible server's.
+		{"claude-sonnet-4-5", "", "anthropic", "claude-sonnet-4-5", "", "ANTHROPIC_API_KEY", ""},
+		{"qwen3", "http://127.0.0.1:8000/v1", "openai-compatible", "qwen3", "http://127.0.0.1:8000/v1", "", ""},
 		{"anthropic:claude-sonnet-4-5", "", "anthropic", "claude-sonnet-4-5", "", "ANTHROPIC_API_KEY", ""},
 		{"ollama:qwen3", "", "ollama", "qwen3", OllamaBaseURL, "", ""},
 		{"openai-compatible:llama", "http://localhost:8000/v1", "openai-compatible", "llama", "http://localhost:8000/v1", "", ""},
