@@ -108,6 +108,23 @@ func TestAskErrors(t *testing.T) {
 	if code != exitUsage || !strings.Contains(errOut, "unknown provider") {
 		t.Errorf("bad provider: %d %q", code, errOut)
 	}
+	// A server that answers a web page, and one that is not there.
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, "<!DOCTYPE html><html><body>Welcome</body></html>")
+	}))
+	defer page.Close()
+	_, errOut, code = rein(t, dir, "", "ask", "-m", "openai-compatible:m", "--base-url", page.URL, "hi")
+	if code != exitUsage || !strings.Contains(errOut, "answered a web page, not the API: check --base-url") {
+		t.Errorf("html: %d %q", code, errOut)
+	}
+	gone := httptest.NewServer(http.NotFoundHandler())
+	url := gone.URL
+	gone.Close()
+	_, errOut, code = rein(t, dir, "", "ask", "-m", "openai-compatible:m", "--base-url", url+"/v1", "hi")
+	if code != exitUsage || !strings.Contains(errOut, "is the server running") {
+		t.Errorf("nothing there: %d %q", code, errOut)
+	}
 }
 
 // A conversation stopped at a limit before the model answered does not

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -91,7 +92,11 @@ func (p *openAI) Stream(ctx context.Context, req Request, onText func(string)) (
 	}
 	resp, err := acc.Response()
 	if err != nil {
-		return nil, &Error{Provider: p.name, Message: err.Error()}
+		msg := err.Error()
+		if h := p.doer.lastHeader(); h != nil && strings.HasPrefix(h.Get("Content-Type"), "text/html") {
+			msg = "the server answered with <html>, not an event stream"
+		}
+		return nil, &Error{Provider: p.name, Message: msg}
 	}
 	return resp, nil
 }

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -66,10 +67,31 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
+	msg := fmt.Sprintf("%s: %s", e.Provider, e.Message)
 	if e.Status != 0 {
-		return fmt.Sprintf("%s: HTTP %d: %s", e.Provider, e.Status, e.Message)
+		msg = fmt.Sprintf("%s: HTTP %d: %s", e.Provider, e.Status, e.Message)
 	}
-	return fmt.Sprintf("%s: %s", e.Provider, e.Message)
+	if h := e.hint(); h != "" {
+		msg += "; " + h
+	}
+	return msg
+}
+
+// hint says, for the errors a person meets setting a model up, what is
+// wrong and what to try.
+func (e *Error) hint() string {
+	m := strings.ToLower(e.Message)
+	switch {
+	case strings.Contains(m, "connection refused"):
+		return "nothing answers at that address: is the server running (for Ollama: ollama serve), and is --base-url right?"
+	case strings.Contains(m, "no such host"):
+		return "that host is not known: check the host in --base-url"
+	case strings.Contains(m, "<html") || strings.Contains(m, "<!doctype"):
+		return "the server answered a web page, not the API: check --base-url (an OpenAI-compatible API's usually ends in /v1)"
+	case e.Status >= 500:
+		return "the server failed; rein retried it, and it may work later"
+	}
+	return ""
 }
 
 // Retryable reports whether the call may succeed when repeated (rate limits
@@ -124,6 +146,11 @@ func ParseModel(s, baseURL, keyEnv string) (Spec, error) {
 		name, model = guessProvider(s, baseURL), s
 	}
 	spec := Spec{Provider: name, Model: model, BaseURL: baseURL, KeyEnv: keyEnv, Guessed: !ok}
+	if baseURL != "" {
+		if u, err := url.Parse(baseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return spec, fmt.Errorf("--base-url %q is not an address rein can call: write it with its scheme, e.g. http://%s", baseURL, strings.TrimPrefix(baseURL, "//"))
+		}
+	}
 	if model == "" {
 		return spec, fmt.Errorf("model string %q has no model name (want provider:model, e.g. openai:gpt-4.1)", s)
 	}

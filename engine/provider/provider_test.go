@@ -286,6 +286,7 @@ func TestParseModelAndKeys(t *testing.T) {
 		{"openai-compatible:llama", "", "", "", "", "", "--base-url"},
 		{"bard:x", "", "", "", "", "", "unknown provider"},
 		{"openai:", "", "", "", "", "", "no model name"},
+		{"openai-compatible:m", "localhost:8000/v1", "", "", "", "", `--base-url "localhost:8000/v1" is not an address rein can call: write it with its scheme, e.g. http://localhost:8000/v1`},
 	}
 	for _, tt := range tests {
 		s, err := ParseModel(tt.in, tt.base, "")
@@ -306,5 +307,21 @@ func TestParseModelAndKeys(t *testing.T) {
 	spec, _ = ParseModel("openai:x", "", "MY_KEY")
 	if _, err := New(spec, Options{Getenv: func(string) string { return "" }}); err == nil || !strings.Contains(err.Error(), "set MY_KEY") {
 		t.Errorf("api_key_env: %v", err)
+	}
+}
+
+// The errors a person meets setting a model up say what to try.
+func TestErrorHints(t *testing.T) {
+	for msg, want := range map[string]string{
+		"dial tcp 127.0.0.1:11434: connect: connection refused":    "ollama serve",
+		"dial tcp: lookup nosuch.invalid: no such host":            "check the host in --base-url",
+		"invalid character '<' looking for value: <!DOCTYPE html>": "answered a web page",
+	} {
+		if got := (&Error{Provider: "openai", Message: msg}).Error(); !strings.Contains(got, want) {
+			t.Errorf("%s: %s", msg, got)
+		}
+	}
+	if got := (&Error{Provider: "openai", Status: 502, Message: "bad gateway"}).Error(); !strings.Contains(got, "HTTP 502: bad gateway; the server failed") {
+		t.Errorf("5xx: %s", got)
 	}
 }
