@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -24,7 +25,7 @@ type execCmd struct {
 	Timeout time.Duration `help:"Stop the command after this long (default: the recipe's limits.timeout)."`
 	DryRun  bool          `name:"dry-run" help:"Vet and show the decision; run nothing."`
 	Yes     bool          `short:"y" help:"Approve commands whose verdict is ask. Never overrides deny."`
-	Cwd     string        `help:"Working folder, inside the workspace (default: the workspace)." placeholder:"DIR"`
+	Cwd     string        `help:"Working folder, inside the workspace (default: where you are, when that is inside the workspace; else the workspace)." placeholder:"DIR"`
 }
 
 func (c *execCmd) Help() string {
@@ -58,7 +59,11 @@ func (c *execCmd) Run(g *Globals, e *env) error {
 		return err
 	}
 	text := strings.Join(words, " ")
-	d := p.Check(text)
+	dir := c.Cwd
+	if dir == "" {
+		dir = startFolder(g, p.Recipe().Workspace)
+	}
+	d := p.In(absIn(dir, p.Recipe().Workspace)).Check(text) // relative paths read from where it runs
 	switch {
 	case d.Verdict == policy.Deny || d.Verdict == policy.Ask && !c.Yes:
 		if !c.DryRun { // a dry run opens no database: nothing was run to record
@@ -88,7 +93,7 @@ func (c *execCmd) Run(g *Globals, e *env) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	opts := runner.RunOptions{Timeout: c.Timeout, Approved: c.Yes, Dir: c.Cwd}
+	opts := runner.RunOptions{Timeout: c.Timeout, Approved: c.Yes, Dir: dir}
 	if !e.stdinTerminal {
 		opts.Stdin = e.stdin
 	}
@@ -109,6 +114,41 @@ func (c *execCmd) Run(g *Globals, e *env) error {
 		explain(e.stderr, res)
 	}
 	return resultExit(res)
+}
+
+// startFolder is where a command starts: the folder rein was started in
+// (or --dir names) when it lies inside the workspace, else "" (the
+// workspace). A person in src/ who runs rein exec 'ls' sees src.
+func startFolder(g *Globals, workspace string) string {
+	here := g.Dir
+	if here == "" {
+		here, _ = os.Getwd()
+	}
+	if here == "" {
+		return ""
+	}
+	real, err := filepath.EvalSymlinks(here)
+	ws, werr := filepath.EvalSymlinks(workspace)
+	if err != nil || werr != nil || !policy.Inside(real, ws) || real == ws {
+		return ""
+	}
+	// Named from the workspace as rein names it (its path may hold a link).
+	rel, err := filepath.Rel(ws, real)
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(workspace, rel)
+}
+
+// absIn is dir as an absolute folder, relative ones from the workspace.
+func absIn(dir, workspace string) string {
+	if dir == "" {
+		return workspace
+	}
+	if !filepath.IsAbs(dir) {
+		return filepath.Join(workspace, dir)
+	}
+	return dir
 }
 
 // execFlags are rein exec's own flags, as a person may put them after the

@@ -444,3 +444,30 @@ func TestBrokenRuleEveryRun(t *testing.T) {
 		}
 	}
 }
+
+// A command starts where the person is, when that is inside the workspace
+// (rein exec in src/ lists src), and its relative paths are vetted from
+// there.
+func TestExecStartsWhereThePersonIs(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX commands")
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(`(import 'rein.libsonnet').presets.readonly`), 0o644)
+	sub := filepath.Join(dir, "sub")
+	os.MkdirAll(sub, 0o755)
+	os.WriteFile(filepath.Join(sub, "x.txt"), []byte("in sub\n"), 0o644)
+	os.WriteFile(filepath.Join(sub, ".env"), []byte("S=1\n"), 0o644)
+	if out, errOut, code := rein(t, sub, "", "exec", "cat x.txt"); code != exitOK || out != "in sub\n" {
+		t.Errorf("exec in a sub-folder: exit %d %q %q", code, out, errOut)
+	}
+	if out, errOut, code := rein(t, sub, "", "exec", "pwd"); code != exitOK || out != sub+"\n" {
+		t.Errorf("pwd: exit %d %q %q", code, out, errOut)
+	}
+	if _, errOut, code := rein(t, sub, "", "exec", "cat ../sub/.env"); code != exitDeny || !strings.Contains(errOut, "paths.deny") {
+		t.Errorf("a secret from a sub-folder: exit %d %q", code, errOut)
+	}
+	if out, _, code := rein(t, sub, "", "exec", "--cwd", ".", "cat sub/x.txt"); code != exitOK || out != "in sub\n" {
+		t.Errorf("--cwd . is the workspace: exit %d %q", code, out)
+	}
+}
