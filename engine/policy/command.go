@@ -136,8 +136,16 @@ func (p *Policy) command(c *shellparse.Command, ev *evaluation, out *Result) str
 	}
 	listed := len(entries) > 0
 	argv := ""
+	byPathGlob := false
 	if len(p.allow)+len(p.ask)+len(p.deny) > 0 {
 		argv = strings.Join(c.Argv, " ")
+		if strings.ContainsAny(c.Path, `/\`) && len(c.Argv) > 0 {
+			// A glob whose first word is this script's path (written
+			// however: ./scripts/x.sh, scripts/x.sh) matches it.
+			if spelled := p.globSpelling(c); spelled != "" {
+				argv, byPathGlob = spelled+argv[len(c.Argv[0]):], true
+			}
+		}
 	}
 
 	// Deny.
@@ -175,7 +183,7 @@ func (p *Policy) command(c *shellparse.Command, ev *evaluation, out *Result) str
 			}
 		}()
 	}
-	if c.Path != name && strings.ContainsAny(c.Path, `/\`) && !listed && !systemPath(c.Path) {
+	if c.Path != name && strings.ContainsAny(c.Path, `/\`) && !listed && !byPathGlob && !systemPath(c.Path) {
 		*out = Result{p.deflt, "default", fmt.Sprintf("%s is run by path; rules for %s apply only to the program found on PATH", c.Path, name)}
 		return sub
 	}
@@ -232,6 +240,25 @@ func (p *Policy) command(c *shellparse.Command, ev *evaluation, out *Result) str
 	}
 	*out = Result{p.unknown, "shell.unknown_program", name + " is not in this recipe's catalog"}
 	return sub
+}
+
+// globSpelling is the first word of an allow, ask or deny glob that names
+// the same file as the command's path (both read from the workspace, the
+// command's from the folder it runs in), or "".
+func (p *Policy) globSpelling(c *shellparse.Command) string {
+	abs := p.secret.resolve(c.Path, p.folder(c.Dir))
+	for _, list := range [][]string{p.recipe.Deny, p.recipe.Ask, p.recipe.Allow} {
+		for _, g := range list {
+			first, _, _ := strings.Cut(g, " ")
+			if !strings.ContainsAny(first, `/\`) || strings.ContainsAny(first, "*?[") {
+				continue
+			}
+			if p.secret.resolve(first, p.workspace) == abs {
+				return first
+			}
+		}
+	}
+	return ""
 }
 
 // systemPath reports whether a program path names a standard system folder,

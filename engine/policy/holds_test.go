@@ -228,3 +228,18 @@ func TestAgentConfigIsProtected(t *testing.T) {
 		}
 	}
 }
+
+// An allow, ask or deny glob whose first word is a script's path matches
+// the script run by that path, however the command writes it; it was
+// denied with "rules for x.sh apply only to the program found on PATH".
+func TestGlobsNameScriptsByPath(t *testing.T) {
+	p := recipePolicy(t, `{ allow: ['./scripts/x.sh *', './scripts/x.sh'], ask: ['scripts/deploy.sh *'], deny: ['./scripts/x.sh --wipe*'] }`)
+	wantRules(t, p, []ruleCase{
+		{"./scripts/x.sh a", policy.Allow, "allow: ./scripts/x.sh *"},
+		{"scripts/x.sh a", policy.Allow, "allow: ./scripts/x.sh *"},
+		{"./scripts/x.sh", policy.Allow, "allow: ./scripts/x.sh"},
+		{"./scripts/deploy.sh prod", policy.Ask, "ask: scripts/deploy.sh *"},
+		{"./scripts/x.sh --wipe", policy.Deny, "deny: ./scripts/x.sh --wipe*"},
+		{"./other/x.sh a", policy.Deny, "default"},
+	})
+}

@@ -72,7 +72,7 @@ func TestRecipeFilesAreProtected(t *testing.T) {
 	t.Setenv("REIN_CACHE_DIR", cache)
 	repo := t.TempDir()
 	write(t, filepath.Join(repo, "rein.jsonnet"), `(import 'policy/shared.libsonnet') + { allow+: ['ls', './bin/check *', './gen/*.sh'],
-  commands: [{ command: './scripts/lint.sh <file>' }], programs: { 'tools/fmt': {} } }`)
+  commands: [{ command: './scripts/lint.sh <file>' }], ask: ['tools/fmt *'] }`)
 	write(t, filepath.Join(repo, "policy", "shared.libsonnet"), `{ allow: ['cat *'] }`)
 	r, err := Load(Options{Dir: repo, UserFile: "-", LookPath: noLook})
 	if err != nil {
@@ -359,5 +359,16 @@ func TestPresetsMergeInEitherOrder(t *testing.T) {
 	}
 	if g := load("rein.presets.git"); g != (got{"workspace-write", "deny", "ask"}) {
 		t.Errorf("git alone: %+v", g)
+	}
+}
+
+// A program entry keyed by a path is an error that says what to write:
+// programs are matched by the name of a program found on PATH.
+func TestProgramKeyedByPath(t *testing.T) {
+	repo := t.TempDir()
+	write(t, filepath.Join(repo, "rein.jsonnet"), `{ programs: { './scripts/x.sh': {} } }`)
+	_, err := Load(Options{Dir: repo, UserFile: "-", CacheDir: "-", LookPath: noLook})
+	if err == nil || !strings.Contains(err.Error(), "rein.command('./scripts/x.sh <args>')") {
+		t.Errorf("%v", err)
 	}
 }

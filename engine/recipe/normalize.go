@@ -200,6 +200,11 @@ func (r *Recipe) normalize() error {
 			delete(r.Programs, name)
 			continue
 		}
+		if strings.ContainsAny(name, `/\`) {
+			// Program rules match a program found on PATH by its name; a
+			// script run by path is allowed by a catalog entry.
+			return r.fieldError(name, fmt.Sprintf("programs.%q names a path: programs are matched by the name of a program found on PATH; allow a script by its path with a catalog entry, rein.command('%s <args>'), or an allow glob, '%s *'", name, name, name))
+		}
 		p.DenyFlags = dedupe(p.DenyFlags)
 		p.DenySubcommands = dedupe(p.DenySubcommands)
 		if p.Flags != nil {
