@@ -27,14 +27,30 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// testOwnedState are the state folders tests made for themselves
+// (ownState): rein keeps them for the test's next calls.
+var testOwnedState = map[string]bool{}
+
+// ownState gives the test a state folder of its own, kept across its rein
+// calls.
+func ownState(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	testOwnedState[dir] = true
+	t.Setenv("XDG_STATE_HOME", dir)
+	return dir
+}
+
 // rein runs the CLI in-process in a clean environment: no user recipe, a
 // private compile cache, discovery starting in dir.
 func rein(t *testing.T, dir, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("REIN_CACHE_DIR", t.TempDir())
-	if !strings.HasPrefix(os.Getenv("XDG_STATE_HOME"), os.TempDir()) {
-		t.Setenv("XDG_STATE_HOME", t.TempDir()) // approvals (trust_test.go sets its own)
+	if !testOwnedState[os.Getenv("XDG_STATE_HOME")] {
+		// Approvals: never the user's real state folder, wherever it is
+		// (one under /tmp was written to); tests of them set their own.
+		t.Setenv("XDG_STATE_HOME", t.TempDir())
 	}
 	if os.Getenv("REIN_DB") == "" || !strings.HasPrefix(os.Getenv("REIN_DB"), os.TempDir()) {
 		t.Setenv("REIN_DB", filepath.Join(t.TempDir(), "rein.db"))

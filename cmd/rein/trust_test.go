@@ -16,7 +16,7 @@ import (
 func untrustedRepo(t *testing.T) string {
 	t.Helper()
 	t.Setenv("CI", "")
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	ownState(t)
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "base.libsonnet"), []byte(`{ allow: ['touch *'] }`), 0o644)
 	os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(`(import 'base.libsonnet') + { tasks: { make: { run: 'touch from-task' } } }`), 0o644)
@@ -140,7 +140,7 @@ func TestDamagedApprovalsRefuse(t *testing.T) {
 // written.
 func TestInitApprovesItsRecipe(t *testing.T) {
 	t.Setenv("CI", "")
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	ownState(t)
 	dir := t.TempDir()
 	if _, stderr, code := rein(t, dir, "", "init"); code != exitOK {
 		t.Fatalf("init: %d %q", code, stderr)
@@ -175,6 +175,7 @@ func TestApprovalsThatCannotBeKept(t *testing.T) {
 	blocked := filepath.Join(t.TempDir(), "a-file")
 	os.WriteFile(blocked, nil, 0o600)
 	t.Setenv("XDG_STATE_HOME", blocked) // its rein folder cannot be made
+	testOwnedState[blocked] = true
 	if _, stderr, code := rein(t, dir, "", "trust"); code == exitOK || !strings.Contains(stderr, "cannot read the trusted recipes in "+filepath.Join(blocked, "rein", "trusted.json")) {
 		t.Errorf("trust: exit %d, stderr %q", code, stderr)
 	}

@@ -372,3 +372,19 @@ func TestProgramKeyedByPath(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
+
+// rein's state folder is a secret where XDG_STATE_HOME puts it, and
+// protected: its approvals and transcripts were readable and writable by
+// commands under a state folder other than the default.
+func TestStateFolderIsSecretWherever(t *testing.T) {
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	r, err := Load(Options{Dir: t.TempDir(), UserFile: "-", CacheDir: "-", LookPath: noLook})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.ToSlash(filepath.Join(state, "rein")) + "/**"
+	if !slices.Contains(r.Paths.Deny, want) || !slices.Contains(r.Paths.Protect, want) {
+		t.Errorf("deny %v\nprotect %v", r.Paths.Deny, r.Paths.Protect)
+	}
+}

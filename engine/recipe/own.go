@@ -74,6 +74,11 @@ func (r *Recipe) protectOwn(deps map[string]string) {
 		r.Paths.Protect = append(r.Paths.Protect, globLiteral(filepath.ToSlash(d))+"/**")
 	}
 	r.Paths.Protect = dedupe(r.Paths.Protect)
+	// rein's record (every session's transcript) is a secret wherever
+	// XDG_STATE_HOME puts it, not only under the default path.
+	if state := StateDir(); state != "" {
+		r.Paths.Deny = dedupe(append(r.Paths.Deny, globLiteral(filepath.ToSlash(state))+"/**"))
+	}
 }
 
 // scripts are the programs named by a path in the catalog, the programs
