@@ -39,6 +39,15 @@ func (c *trustCmd) Run(g *Globals, e *env) error {
 		return err
 	}
 	if c.List {
+		// Approvals of recipes whose folder is gone are dropped as they
+		// are listed: they approve nothing any more.
+		gone, err := rec.Prune()
+		if err != nil {
+			return err
+		}
+		if len(gone) > 0 && !c.JSON {
+			fmt.Fprintf(e.stderr, "rein: dropped the approvals of %s, which no longer exist\n", strings.Join(gone, ", "))
+		}
 		list := rec.List()
 		if c.JSON {
 			return writeJSON(e.stdout, list, true)

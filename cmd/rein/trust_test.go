@@ -162,9 +162,11 @@ func TestTrustEdges(t *testing.T) {
 	}
 	state := filepath.Join(os.Getenv("XDG_STATE_HOME"), "rein")
 	os.MkdirAll(state, 0o700)
-	os.WriteFile(filepath.Join(state, "trusted.json"), []byte(`[{"recipe": "/x/rein.jsonnet", "fingerprint": "ab"}]`), 0o600)
-	if out, _, code := rein(t, dir, "", "trust", "--list"); code != exitOK || !strings.Contains(out, "/x/rein.jsonnet") {
-		t.Errorf("list: %d %q", code, out)
+	recipePath := filepath.Join(dir, "rein.jsonnet")
+	os.WriteFile(filepath.Join(state, "trusted.json"), []byte(`[{"recipe": "`+recipePath+`", "fingerprint": "ab"}, {"recipe": "/gone/rein.jsonnet", "fingerprint": "cd"}]`), 0o600)
+	out, stderr, code := rein(t, dir, "", "trust", "--list")
+	if code != exitOK || !strings.Contains(out, recipePath) || strings.Contains(out, "/gone/") || !strings.Contains(stderr, "dropped the approvals of /gone/rein.jsonnet") {
+		t.Errorf("list: %d %q %q", code, out, stderr)
 	}
 }
 

@@ -162,6 +162,25 @@ func (r *Record) List() []Entry {
 	return out
 }
 
+// Prune withdraws the approvals of recipes that no longer exist (their
+// folder was deleted) and returns their paths.
+func (r *Record) Prune() ([]string, error) {
+	var gone []string
+	for path := range r.entries {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			gone = append(gone, path)
+		}
+	}
+	if len(gone) == 0 {
+		return nil, nil
+	}
+	for _, path := range gone {
+		delete(r.entries, path)
+	}
+	sort.Strings(gone)
+	return gone, r.save()
+}
+
 // save writes the record whole, through a temporary file, so that a crash
 // leaves the old record or the new one.
 func (r *Record) save() error {

@@ -99,3 +99,23 @@ func TestFingerprintCoversScripts(t *testing.T) {
 		t.Error("a script made later keeps the fingerprint")
 	}
 }
+
+// Approvals of recipes that are gone are pruned.
+func TestPrune(t *testing.T) {
+	dir := t.TempDir()
+	r, err := Open(filepath.Join(t.TempDir(), "trusted.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, gone := filepath.Join(dir, "a", "rein.jsonnet"), filepath.Join(dir, "b", "rein.jsonnet")
+	os.MkdirAll(filepath.Dir(kept), 0o755)
+	os.WriteFile(kept, []byte("{}"), 0o644)
+	r.Trust(kept, "x", nil)
+	r.Trust(gone, "y", nil)
+	if dropped, err := r.Prune(); err != nil || len(dropped) != 1 || dropped[0] != gone {
+		t.Errorf("%v %v", dropped, err)
+	}
+	if l := r.List(); len(l) != 1 || l[0].Recipe != kept {
+		t.Errorf("%+v", l)
+	}
+}
