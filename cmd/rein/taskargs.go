@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/reinsh/rein/engine/suggest"
 	"github.com/reinsh/rein/engine/tasks"
 	"strings"
 
@@ -31,7 +32,7 @@ func parseTaskArgs(args []string, t *recipe.Task) (map[string]string, []string, 
 			if len(names) > 0 {
 				list = "its parameters: --" + strings.Join(names, ", --")
 			}
-			return nil, nil, fmt.Errorf("unknown parameter --%s%s (%s)", name, tasks.DidYouMean(name, names), list)
+			return nil, nil, fmt.Errorf("unknown parameter --%s%s (%s)", name, suggest.DidYouMean(name, names), list)
 		}
 		switch {
 		case hasValue:

@@ -3,6 +3,8 @@ package policy
 import (
 	"errors"
 	"fmt"
+	"github.com/reinsh/rein/engine/suggest"
+	"reflect"
 	"regexp"
 	"strings"
 	"sync"
@@ -343,7 +345,32 @@ func (r *compiledRule) compileField(field, src string) (*vm.Program, error) {
 	if errors.As(err, &fe) {
 		re.Line, re.Col, re.Message, re.Snippet = fe.Line, fe.Column+1, fe.Message, fe.Snippet
 	}
+	re.Message += fieldHint(re.Message)
 	return nil, re
+}
+
+var noField = regexp.MustCompile(`type policy\.(\w+) has no field (\w+)`)
+
+// ruleTypes are the types rules see, for naming their fields.
+var ruleTypes = map[string]reflect.Type{"CmdEnv": reflect.TypeFor[CmdEnv](), "ScriptEnv": reflect.TypeFor[ScriptEnv](),
+	"RuleEnv": reflect.TypeFor[RuleEnv](), "RedirectEnv": reflect.TypeFor[RedirectEnv](), "AssignmentEnv": reflect.TypeFor[AssignmentEnv](),
+	"SedEnv": reflect.TypeFor[SedEnv](), "AwkEnv": reflect.TypeFor[AwkEnv]()}
+
+// fieldHint suggests the field a rule meant (cmd.arg: did you mean args?)
+// and lists the fields there are.
+func fieldHint(msg string) string {
+	m := noField.FindStringSubmatch(msg)
+	if m == nil || ruleTypes[m[1]] == nil {
+		return ""
+	}
+	var fields []string
+	typ := ruleTypes[m[1]]
+	for i := range typ.NumField() {
+		if name := typ.Field(i).Tag.Get("expr"); name != "" && name != "-" {
+			fields = append(fields, name)
+		}
+	}
+	return suggest.DidYouMean(m[2], fields) + "; the fields are " + strings.Join(fields, ", ")
 }
 
 // CheckRules compiles every expr rule of a recipe and returns the first

@@ -419,3 +419,11 @@ func TestGuardSplitAgreesWithExpr(t *testing.T) {
 		}
 	}
 }
+
+// A rule's mistyped field is answered with the one meant, and the list.
+func TestRuleFieldTypo(t *testing.T) {
+	_, err := loadRecipeText(t, `local rein = import 'rein.libsonnet'; { rules: [rein.rule('x', 'deny', 'y', each='cmd.arg == ""')] }`)
+	if err == nil || !strings.Contains(err.Error(), "has no field arg; did you mean args?; the fields are name, path, argv, args") {
+		t.Errorf("%v", err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/reinsh/rein/engine/suggest"
 	"io/fs"
 	"os"
 	"path"
@@ -377,7 +378,19 @@ func jsonnetError(file string, err error) error {
 		e.Msg = strings.TrimSpace(strings.TrimPrefix(text, first[0]))
 		e.Msg = strings.TrimLeft(strings.TrimPrefix(e.Msg, "-"), "0123456789 ")
 	}
+	// rein.presets.golang: say which presets there are.
+	if m := missingField.FindStringSubmatch(text); m != nil && presetNamed(e.File, m[1]) {
+		e.Msg = strings.Replace(e.Msg, m[0], m[0]+suggest.DidYouMean(m[1], recipes.Presets)+"; the presets are "+strings.Join(recipes.Presets, ", "), 1)
+	}
 	return e
+}
+
+var missingField = regexp.MustCompile(`Field does not exist: (\w+)`)
+
+// presetNamed reports whether the recipe file names presets.NAME.
+func presetNamed(file, name string) bool {
+	b, err := os.ReadFile(file)
+	return err == nil && strings.Contains(string(b), "presets."+name)
 }
 
 // findKey finds the first place a key is written as an object field in

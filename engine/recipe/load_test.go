@@ -388,3 +388,13 @@ func TestStateFolderIsSecretWherever(t *testing.T) {
 		t.Errorf("deny %v\nprotect %v", r.Paths.Deny, r.Paths.Protect)
 	}
 }
+
+// A preset that does not exist is answered with the presets there are.
+func TestUnknownPreset(t *testing.T) {
+	repo := t.TempDir()
+	write(t, filepath.Join(repo, "rein.jsonnet"), "local rein = import 'rein.libsonnet';\nrein.presets.golang\n")
+	_, err := Load(Options{Dir: repo, UserFile: "-", CacheDir: "-", LookPath: noLook})
+	if err == nil || !strings.Contains(err.Error(), "Field does not exist: golang; did you mean go?; the presets are readonly, strict, git, go") {
+		t.Errorf("%v", err)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/reinsh/rein/engine/suggest"
 	"io"
 	"maps"
 	"slices"
@@ -25,7 +26,7 @@ import (
 // cycle is an error naming it.
 func Plan(r *recipe.Recipe, name string) ([]string, error) {
 	if _, ok := r.Tasks[name]; !ok {
-		return nil, fmt.Errorf("no task %q%s%s", name, DidYouMean(name, Names(r)), listTasks(r))
+		return nil, fmt.Errorf("no task %q%s%s", name, suggest.DidYouMean(name, Names(r)), listTasks(r))
 	}
 	var order []string
 	state := map[string]int{} // 0 new, 1 visiting, 2 done
@@ -92,7 +93,7 @@ func Bind(name string, t *recipe.Task, named map[string]string, positional []str
 	values := map[string]string{}
 	for k, v := range named {
 		if _, ok := t.Params[k]; !ok {
-			return nil, fmt.Errorf("task %s has no parameter %q%s (its parameters: %s)", name, k, DidYouMean(k, names), strings.Join(names, ", "))
+			return nil, fmt.Errorf("task %s has no parameter %q%s (its parameters: %s)", name, k, suggest.DidYouMean(k, names), strings.Join(names, ", "))
 		}
 		values[k] = v
 	}
@@ -288,47 +289,4 @@ func Schema(t *recipe.Task) json.RawMessage {
 	}
 	b, _ := json.Marshal(s)
 	return b
-}
-
-// DidYouMean names the closest of names to a mistyped one ("; did you
-// mean test?"), when one is close: at most two edits, or one for a short
-// name; "" otherwise.
-func DidYouMean(typed string, names []string) string {
-	best, bestD := "", 3
-	if len(typed) <= 3 {
-		bestD = 2
-	}
-	for _, n := range names {
-		if d := editDistance(typed, n); d < bestD {
-			best, bestD = n, d
-		}
-	}
-	if best == "" {
-		return ""
-	}
-	return "; did you mean " + best + "?"
-}
-
-// editDistance counts the insertions, deletions, substitutions and
-// swaps of neighbours that make a into b.
-func editDistance(a, b string) int {
-	prev2, prev, cur := make([]int, len(b)+1), make([]int, len(b)+1), make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(b)]
 }
