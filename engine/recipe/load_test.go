@@ -398,3 +398,13 @@ func TestUnknownPreset(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
+
+// A tools key that names no tool is a typo, caught like any other.
+func TestUnknownTool(t *testing.T) {
+	repo := t.TempDir()
+	write(t, filepath.Join(repo, "rein.jsonnet"), "{ tools: { file_wirte: true } }")
+	_, err := Load(Options{Dir: repo, UserFile: "-", CacheDir: "-", LookPath: noLook})
+	if err == nil || !strings.Contains(err.Error(), "tools.file_wirte is not a tool; did you mean file_write?") {
+		t.Errorf("%v", err)
+	}
+}

@@ -2,9 +2,11 @@ package recipe
 
 import (
 	"fmt"
+	"github.com/reinsh/rein/engine/suggest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -97,6 +99,9 @@ var (
 		// agent runs, tasks an editor runs when it opens the folder.
 		"**/.claude/**", "**/.mcp.json", "**/.cursor/**", "**/.gemini/**", "**/.codex/**",
 		"**/.vscode/tasks.json", "**/.vscode/settings.json", "**/.vscode/launch.json", "**/.idea/**"}, AgentConfig...)
+	// ToolNames are the built-in tools a recipe's tools field turns on and
+	// off (engine/tools makes them; a test holds the two lists alike).
+	ToolNames = []string{"run_command", "execute_command", "list_allowed_commands", "glob", "file_read", "grep", "file_write", "list_directory", "system_info"}
 	// AgentConfig are the files in a workspace that agents and editors run
 	// commands from: rein puts them back when a command changes them.
 	AgentConfig = []string{".claude/settings.json", ".claude/settings.local.json", ".mcp.json", ".cursor/mcp.json",
@@ -195,6 +200,11 @@ func (r *Recipe) normalize() error {
 	r.Rules = dedupeRules(r.Rules)
 	r.Allow, r.Ask, r.Deny = dedupe(r.Allow), dedupe(r.Ask), dedupe(r.Deny)
 	r.Tests.Allow, r.Tests.Ask, r.Tests.Deny = dedupe(r.Tests.Allow), dedupe(r.Tests.Ask), dedupe(r.Tests.Deny)
+	for name := range r.Tools {
+		if !slices.Contains(ToolNames, name) {
+			return r.fieldError(name, fmt.Sprintf("tools.%s is not a tool%s; the tools are %s", name, suggest.DidYouMean(name, ToolNames), strings.Join(ToolNames, ", ")))
+		}
+	}
 	for name, p := range r.Programs {
 		if p == nil {
 			delete(r.Programs, name)
