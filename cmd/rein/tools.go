@@ -36,7 +36,7 @@ func (c *toolsCmd) Run(g *Globals, e *env) error {
 	case "anthropic":
 		return writeJSON(e.stdout, provider.AnthropicTools(wire), true)
 	case "mcp":
-		return writeJSON(e.stdout, mcpserver.WireTools(specs), true)
+		return writeJSON(e.stdout, mcpserver.WireTools(set), true)
 	}
 	return c.text(e, p, specs)
 }

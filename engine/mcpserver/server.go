@@ -42,21 +42,24 @@ func New(set *tools.Set, opts Options) (*mcp.Server, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: %w", spec.Name, err)
 		}
-		srv.AddTool(wireTool(spec), handler(set, spec.Name, schema, opts.Recorder, &calls))
+		srv.AddTool(wireTool(spec, set.Nature(spec.Name)), handler(set, spec.Name, schema, opts.Recorder, &calls))
 	}
 	return srv, nil
 }
 
-// wireTool is a tool as MCP clients receive it in tools/list.
-func wireTool(spec tools.Spec) *mcp.Tool {
-	return &mcp.Tool{Name: spec.Name, Description: spec.Description, InputSchema: spec.Schema}
+// wireTool is a tool as MCP clients receive it in tools/list, with
+// annotations that say what calling it may do.
+func wireTool(spec tools.Spec, n tools.Nature) *mcp.Tool {
+	open, destructive := n.OpenWorld, n.Destructive
+	return &mcp.Tool{Name: spec.Name, Description: spec.Description, InputSchema: spec.Schema,
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: n.ReadOnly, DestructiveHint: &destructive, OpenWorldHint: &open}}
 }
 
 // WireTools is the tools/list result for a tool set.
-func WireTools(specs []tools.Spec) *mcp.ListToolsResult {
+func WireTools(set *tools.Set) *mcp.ListToolsResult {
 	out := &mcp.ListToolsResult{Tools: []*mcp.Tool{}}
-	for _, s := range specs {
-		out.Tools = append(out.Tools, wireTool(s))
+	for _, s := range set.Specs() {
+		out.Tools = append(out.Tools, wireTool(s, set.Nature(s.Name)))
 	}
 	return out
 }

@@ -127,3 +127,28 @@ func TestAskApprovedThroughElicitation(t *testing.T) {
 		t.Errorf("approved: %v %s", err, text(res))
 	}
 }
+
+// tools/list says what each tool may do: the file tools read; commands
+// write and reach the network only where the recipe's sandbox lets them.
+func TestToolAnnotations(t *testing.T) {
+	for preset, want := range map[string]map[string][3]bool{
+		"readonly": {"file_read": {true, false, false}, "run_command": {true, false, false}, "grep": {true, false, false}},
+		"go":       {"file_read": {true, false, false}, "run_command": {false, true, true}},
+	} {
+		cs, _ := connect(t, preset, nil)
+		list, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tool := range list.Tools {
+			w, ok := want[tool.Name]
+			if !ok {
+				continue
+			}
+			a := tool.Annotations
+			if a == nil || a.ReadOnlyHint != w[0] || a.DestructiveHint == nil || *a.DestructiveHint != w[1] || a.OpenWorldHint == nil || *a.OpenWorldHint != w[2] {
+				t.Errorf("%s %s: %+v, want read-only %v destructive %v open-world %v", preset, tool.Name, a, w[0], w[1], w[2])
+			}
+		}
+	}
+}

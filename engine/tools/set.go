@@ -155,6 +155,29 @@ func (s *Set) Specs() []Spec {
 	return append(out, s.taskSpecs()...)
 }
 
+// Nature is what calling a tool may do, for clients that show or gate
+// tools by it (MCP's annotations).
+type Nature struct {
+	ReadOnly    bool // it changes nothing
+	Destructive bool // it may overwrite or remove (when not read-only)
+	OpenWorld   bool // it may reach the network
+}
+
+// Nature says what a tool of the set may do: the file tools but
+// file_write only read; commands (and tasks) write where the recipe's
+// sandbox lets them and reach the network where it allows.
+func (s *Set) Nature(name string) Nature {
+	switch name {
+	case GlobTool, FileRead, GrepTool, ListDirectory, SystemInfoTool, ListAllowedCommands:
+		return Nature{ReadOnly: true}
+	case FileWrite:
+		return Nature{Destructive: true}
+	}
+	r := s.policy.Recipe()
+	readOnly := r.Sandbox.Mode == "read-only"
+	return Nature{ReadOnly: readOnly, Destructive: !readOnly, OpenWorld: r.Sandbox.Network != "deny"}
+}
+
 func sortSpecs(specs []Spec) {
 	sort.Slice(specs, func(i, j int) bool { return specs[i].Name < specs[j].Name })
 }
