@@ -113,6 +113,7 @@ func (p *AskPrinter) result(e agent.Event) {
 	var r struct {
 		Combined string `json:"combined"`
 		Stdout   string `json:"stdout"`
+		Stderr   string `json:"stderr"`
 		ExitCode int    `json:"exit_code"`
 		Error    string `json:"error"`
 	}
@@ -127,7 +128,7 @@ func (p *AskPrinter) result(e agent.Event) {
 	}
 	text := r.Combined
 	if text == "" {
-		text = r.Stdout
+		text = r.Stdout + r.Stderr // one of them is empty
 	}
 	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
 	if text == "" {

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -32,5 +33,23 @@ func TestCapBuffer(t *testing.T) {
 				t.Errorf("kept %d + dropped %d != written %d", kept, b.dropped, total)
 			}
 		})
+	}
+}
+
+// combined goes to a model or client only when both streams have
+// something: else it repeats the one that does.
+func TestCombinedNotRepeated(t *testing.T) {
+	for _, c := range []struct {
+		res  Result
+		want bool
+	}{
+		{Result{Stdout: "a\n", Combined: "a\n"}, false},
+		{Result{Stderr: "e\n", Combined: "e\n"}, false},
+		{Result{Stdout: "a\n", Stderr: "e\n", Combined: "a\ne\n"}, true},
+	} {
+		b, _ := json.Marshal(&c.res)
+		if got := strings.Contains(string(b), `"combined"`); got != c.want {
+			t.Errorf("%s", b)
+		}
 	}
 }

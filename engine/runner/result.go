@@ -53,7 +53,14 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 	if r.Error != "" {
 		return marshalPlain(errorResult{r.Error, r.DeniedBy, r.Alternatives})
 	}
-	return marshalPlain(outputResult{r.Stdout, r.Stderr, r.Combined, r.ExitCode, r.TimedOut, r.Truncated, r.DurationMS})
+	// combined (both streams in the order written) only when both have
+	// something: else it repeats the one that does, to a model or client
+	// that pays for every byte.
+	combined := r.Combined
+	if r.Stdout == "" || r.Stderr == "" {
+		combined = ""
+	}
+	return marshalPlain(outputResult{r.Stdout, r.Stderr, combined, r.ExitCode, r.TimedOut, r.Truncated, r.DurationMS})
 }
 
 // marshalPlain is json.Marshal without HTML escaping: a command's output
