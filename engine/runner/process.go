@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -168,4 +169,46 @@ func (p process) start(ctx context.Context, path string, argv, env []string, box
 		}
 	}
 	return exitCode(err), nil
+}
+
+// networkFailures are what programs print when the network is not there
+// (curl, git, go, npm, pip, Python, Node).
+var networkFailures = [][]byte{[]byte("etwork is unreachable"), []byte("Temporary failure in name resolution"),
+	[]byte("Could not resolve host"), []byte("no such host"), []byte("Name or service not known"), []byte("ENOTFOUND"),
+	[]byte("EAI_AGAIN"), []byte("Failed to establish a new connection"), []byte("getaddrinfo")}
+
+// netWatch passes a command's standard error on and notes whether it said
+// the network was not there.
+type netWatch struct {
+	w      io.Writer
+	denied bool // the recipe denies the network
+	seen   bool
+	tail   []byte // the end of the last write, for a message split across two
+}
+
+// watchNetwork wraps a command's standard error, where the recipe denies
+// the network, so that a failure for want of it can be explained.
+func (r *Runner) watchNetwork(w io.Writer) *netWatch {
+	return &netWatch{w: w, denied: r.sandbox != nil && r.sandbox.Network}
+}
+
+func (n *netWatch) Write(p []byte) (int, error) {
+	if n.denied && !n.seen {
+		text := append(n.tail, p...)
+		for _, f := range networkFailures {
+			if bytes.Contains(text, f) {
+				n.seen = true
+			}
+		}
+		n.tail = append(n.tail[:0], text[max(0, len(text)-64):]...)
+	}
+	return n.w.Write(p)
+}
+
+// note is what rein adds when a command failed for want of the network.
+func (n *netWatch) note() string {
+	if !n.seen {
+		return ""
+	}
+	return "rein: this recipe denies the network (sandbox.network: deny), and the command failed reaching it; allow it in the recipe (sandbox+: { network: 'allow' }) if this command needs it\n"
 }

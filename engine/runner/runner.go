@@ -236,12 +236,16 @@ func (r *Runner) exec(ctx context.Context, args []string, stdin io.Reader) error
 		defer finishRedacting(rw, re, hc.Stderr)
 		stdout, stderr = rw, re
 	}
-	out, err := r.process(path, args, envList(hc.Env), hc.Dir, stdin, stdout, stderr).run(ctx)
+	nw := r.watchNetwork(stderr)
+	out, err := r.process(path, args, envList(hc.Env), hc.Dir, stdin, stdout, nw).run(ctx)
 	if err != nil {
 		fmt.Fprintf(hc.Stderr, "rein: %v\n", err)
 	}
 	if out.limit != "" {
 		fmt.Fprint(hc.Stderr, limitNote(out.limit, r.sandbox.Limits))
+	}
+	if out.code != 0 {
+		fmt.Fprint(hc.Stderr, nw.note())
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -326,9 +330,13 @@ func (r *Runner) RunArgv(ctx context.Context, argv []string, opts RunOptions) *R
 		stdout, stderr = rw, re
 	}
 	kept := r.keep()
-	po, err := r.process(path, argv, envList, dir, stdin, stdout, stderr).run(ctx)
+	nw := r.watchNetwork(stderr)
+	po, err := r.process(path, argv, envList, dir, stdin, stdout, nw).run(ctx)
 	if rw != nil {
 		finishRedacting(rw, re, stream{out, true})
+	}
+	if po.code != 0 {
+		fmt.Fprint(stream{out, true}, nw.note())
 	}
 	if note := r.restore(kept); note != "" {
 		fmt.Fprint(stream{out, true}, note)

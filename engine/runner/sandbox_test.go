@@ -378,3 +378,22 @@ func TestSandboxKeepsReinsFoldersOut(t *testing.T) {
 		}
 	}
 }
+
+// A command that fails for want of the network, under a recipe that
+// denies it, is explained: go build and cargo build failed with "network
+// is unreachable" and no word from rein.
+func TestNetworkDeniedIsExplained(t *testing.T) {
+	r, _ := sandboxed(t, `{ commands: [{ command: './fetch.sh' }, { command: './other.sh' }], sandbox: { network: 'deny' } }`, map[string]string{
+		"fetch.sh": "#!/bin/sh\necho 'fatal: unable to access: Could not resolve host: example.invalid' >&2\nexit 128\n",
+		"other.sh": "#!/bin/sh\necho 'no such file' >&2\nexit 1\n",
+	})
+	if res := r.Run(context.Background(), "./fetch.sh", runner.RunOptions{}); !strings.Contains(res.Stderr, "this recipe denies the network (sandbox.network: deny)") {
+		t.Errorf("no note: %+v", res)
+	}
+	if res := r.RunArgv(context.Background(), []string{"./fetch.sh"}, runner.RunOptions{}); !strings.Contains(res.Stderr, "denies the network") {
+		t.Errorf("no note (argv): %+v", res)
+	}
+	if res := r.Run(context.Background(), "./other.sh", runner.RunOptions{}); strings.Contains(res.Stderr, "network") {
+		t.Errorf("a note for another failure: %+v", res)
+	}
+}
