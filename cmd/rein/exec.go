@@ -34,9 +34,10 @@ func (c *execCmd) Help() string {
 its own process group with a timeout, output is capped, and the environment
 is built from the recipe (secrets removed).
 
-Exit status: the command's own; 124 when it timed out; 1 when it was denied;
-3 when it needs confirmation (--yes); 2 on a usage or recipe error, or when
-the repository's recipe is not approved yet (see rein trust).`
+Exit status: the command's own; 124 when it timed out; 77 when rein denied
+it; 75 when it needs confirmation (--yes); 2 on a usage or recipe error, or
+when the repository's recipe is not approved yet (see rein trust). (rein
+check, which runs nothing, answers 0 allow, 1 deny, 3 ask.)`
 }
 
 func (c *execCmd) Run(g *Globals, e *env) error {
@@ -81,9 +82,9 @@ func (c *execCmd) Run(g *Globals, e *env) error {
 			}
 		}
 		if d.Verdict == policy.Ask {
-			return codeError(exitAsk)
+			return codeError(exitConfirm)
 		}
-		return codeError(exitDeny)
+		return codeError(exitRefused)
 	case c.DryRun && c.JSON:
 		return writeJSON(e.stdout, d, true) // the decision, as rein check --json prints it
 	case c.DryRun:
@@ -177,12 +178,12 @@ func commandWords(words []string) ([]string, error) {
 	return words, nil
 }
 
-// resultExit maps a run's result to rein's exit status: 1 when refused, 2 on
+// resultExit maps a run's result to rein's exit status: 77 when refused, 2 on
 // another error, else the command's own status.
 func resultExit(res *runner.Result) error {
 	switch {
 	case res.DeniedBy != "":
-		return codeError(exitDeny)
+		return codeError(exitRefused)
 	case res.Error != "":
 		return codeError(exitUsage)
 	case res.ExitCode != 0:

@@ -26,6 +26,12 @@ const (
 	exitAsk   = 3
 	// exitLimit: rein ask stopped at a limit before the model answered.
 	exitLimit = 4
+	// rein exec and rein run pass the command's own status on, so rein's
+	// refusals there take codes commands do not use by convention
+	// (sysexits' EX_NOPERM and EX_TEMPFAIL): a script tells "rein refused"
+	// from "the command failed".
+	exitRefused = 77 // denied
+	exitConfirm = 75 // needs confirmation (--yes)
 )
 
 // Globals are the flags every command takes.

@@ -252,7 +252,7 @@ func TestExec(t *testing.T) {
 		t.Errorf("exit %d stdout %q stderr %q", code, out, errOut)
 	}
 	out, errOut, code = rein(t, dir, "", "exec", "git status; rm -rf x")
-	if code != exitDeny || out != "" || !strings.Contains(errOut, "rule shell.unknown_program") {
+	if code != exitRefused || out != "" || !strings.Contains(errOut, "rule shell.unknown_program") {
 		t.Errorf("denied: exit %d stdout %q stderr %q", code, out, errOut)
 	}
 	out, _, code = rein(t, dir, "", "exec", "--dry-run", "cat README.md")
@@ -265,9 +265,9 @@ func TestExec(t *testing.T) {
 		args []string
 		code int
 	}{
-		{[]string{"exec", "--dry-run", "rm -rf x"}, exitDeny},
-		{[]string{"exec", "--dry-run", "--json", "rm -rf x"}, exitDeny},
-		{[]string{"--preset", "git", "exec", "--dry-run", "git commit -m x"}, exitAsk},
+		{[]string{"exec", "--dry-run", "rm -rf x"}, exitRefused},
+		{[]string{"exec", "--dry-run", "--json", "rm -rf x"}, exitRefused},
+		{[]string{"--preset", "git", "exec", "--dry-run", "git commit -m x"}, exitConfirm},
 	} {
 		out, errOut, code := rein(t, dir, "", c.args...)
 		if code != c.code || out+errOut == "" || strings.Contains(out+errOut, "panic") {
@@ -290,7 +290,7 @@ func TestExec(t *testing.T) {
 		DeniedBy     string   `json:"denied_by"`
 		Alternatives []string `json:"alternatives"`
 	}
-	if err := json.Unmarshal([]byte(out), &denied); err != nil || code != exitDeny || denied.DeniedBy != "paths.deny" ||
+	if err := json.Unmarshal([]byte(out), &denied); err != nil || code != exitRefused || denied.DeniedBy != "paths.deny" ||
 		!strings.Contains(out, "git show <rev>") {
 		t.Errorf("json denial: exit %d %q %v", code, out, err)
 	}
@@ -321,7 +321,7 @@ func TestExec(t *testing.T) {
 		t.Errorf("timeout: exit %d %q", code, errOut)
 	}
 	_, errOut, code = rein(t, dir, "", "--preset", "git", "exec", "git commit -m x")
-	if code != exitAsk || !strings.Contains(errOut, "--yes") {
+	if code != exitConfirm || !strings.Contains(errOut, "--yes") {
 		t.Errorf("ask: exit %d %q", code, errOut)
 	}
 }
@@ -480,7 +480,7 @@ func TestExecStartsWhereThePersonIs(t *testing.T) {
 	if out, errOut, code := rein(t, sub, "", "exec", "pwd"); code != exitOK || out != sub+"\n" {
 		t.Errorf("pwd: exit %d %q %q", code, out, errOut)
 	}
-	if _, errOut, code := rein(t, sub, "", "exec", "cat ../sub/.env"); code != exitDeny || !strings.Contains(errOut, "paths.deny") {
+	if _, errOut, code := rein(t, sub, "", "exec", "cat ../sub/.env"); code != exitRefused || !strings.Contains(errOut, "paths.deny") {
 		t.Errorf("a secret from a sub-folder: exit %d %q", code, errOut)
 	}
 	if out, _, code := rein(t, sub, "", "exec", "--cwd", ".", "cat sub/x.txt"); code != exitOK || out != "in sub\n" {
