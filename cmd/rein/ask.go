@@ -50,6 +50,17 @@ interrupted; 2 on a usage, recipe or model error.`
 }
 
 func (c *askCmd) Run(g *Globals, e *env) error {
+	var name string
+	err := c.run(g, e, &name)
+	var ce codeError
+	if err != nil && c.JSON && !errors.As(err, &ce) {
+		// A reader of the events sees why they stopped, on stdout too.
+		report.JSONEvents(e.stdout, name)(agent.Event{Type: "error", Message: err.Error()})
+	}
+	return err
+}
+
+func (c *askCmd) run(g *Globals, e *env, sessionName *string) error {
 	r, err := loadRecipe(g)
 	if err != nil {
 		return err
@@ -101,9 +112,10 @@ func (c *askCmd) Run(g *Globals, e *env) error {
 	if name == "" {
 		name = session.NewName()
 	}
+	*sessionName = name
 	show := report.NewAskPrinter(e.stdout, e.stderr, c.Quiet, e.stdinTerminal).Event
 	if c.JSON {
-		show = report.JSONEvents(e.stdout)
+		show = report.JSONEvents(e.stdout, name)
 	}
 	run, err := newRunner(p, e)
 	if err != nil {

@@ -78,9 +78,12 @@ func TestAsk(t *testing.T) {
 	}
 	var types []string
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		var e struct{ Type, Verdict string }
+		var e struct{ Type, Verdict, Session string }
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatalf("not a JSON event: %q", line)
+		}
+		if e.Session == "" {
+			t.Errorf("an event without its session: %s", line)
 		}
 		types = append(types, e.Type)
 	}
@@ -117,6 +120,14 @@ func TestAskErrors(t *testing.T) {
 	_, errOut, code = rein(t, dir, "", "ask", "-m", "openai-compatible:m", "--base-url", page.URL, "hi")
 	if code != exitUsage || !strings.Contains(errOut, "answered a web page, not the API: check --base-url") {
 		t.Errorf("html: %d %q", code, errOut)
+	}
+	// With --json the error is an event on stdout too.
+	out, _, code := rein(t, dir, "", "ask", "--json", "-m", "openai-compatible:m", "--base-url", page.URL, "hi")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var last struct{ Type, Message, Session string }
+	json.Unmarshal([]byte(lines[len(lines)-1]), &last)
+	if code != exitUsage || last.Type != "error" || !strings.Contains(last.Message, "web page") || last.Session == "" {
+		t.Errorf("json error: %d %q", code, out)
 	}
 	gone := httptest.NewServer(http.NotFoundHandler())
 	url := gone.URL

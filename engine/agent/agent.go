@@ -16,7 +16,10 @@ import (
 
 // Event is something that happened in the loop, for display and --json.
 type Event struct {
-	Type string `json:"type"` // text, tool_call, command, tool_result, usage, retry, limit, done
+	Type string `json:"type"` // text, tool_call, command, tool_result, usage, retry, limit, done, error
+	// Session names the conversation (rein ask --json sets it on every
+	// event: a reader of many sessions' events tells them apart).
+	Session string `json:"session,omitempty"`
 
 	Text string `json:"text,omitempty"`
 

@@ -145,13 +145,14 @@ func (p *AskPrinter) result(e agent.Event) {
 }
 
 // JSONEvents writes one JSON object per event.
-func JSONEvents(w io.Writer) func(agent.Event) {
+func JSONEvents(w io.Writer, session string) func(agent.Event) {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	var mu sync.Mutex
 	return func(e agent.Event) {
 		mu.Lock()
 		defer mu.Unlock()
+		e.Session = session
 		_ = enc.Encode(e)
 	}
 }
