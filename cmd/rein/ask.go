@@ -152,6 +152,9 @@ func (c *askCmd) run(g *Globals, e *env, sessionName *string) error {
 	if rec.Err != nil {
 		return fmt.Errorf("the session could not be saved: %w", rec.Err)
 	}
+	if err != nil && !errors.Is(err, context.Canceled) && rec.Discard(c.Session == "") {
+		return err // nothing to continue: no session to name
+	}
 	if c.Session == "" && !c.Quiet && !c.JSON {
 		fmt.Fprintf(e.stderr, "session %s (continue it with --session %s)\n", name, name)
 	}

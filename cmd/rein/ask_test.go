@@ -121,6 +121,14 @@ func TestAskErrors(t *testing.T) {
 	if code != exitUsage || !strings.Contains(errOut, "answered a web page, not the API: check --base-url") {
 		t.Errorf("html: %d %q", code, errOut)
 	}
+	// A failed ask leaves no empty session behind.
+	t.Setenv("REIN_DB", filepath.Join(t.TempDir(), "rein.db"))
+	if _, errOut, _ := rein(t, dir, "", "ask", "-m", "openai-compatible:m", "--base-url", page.URL, "hi"); strings.Contains(errOut, "continue it with --session") {
+		t.Errorf("a failed ask names a session to continue: %q", errOut)
+	}
+	if out, _, _ := rein(t, dir, "", "sessions"); strings.Contains(out, "20") {
+		t.Errorf("a failed ask left a session: %q", out)
+	}
 	// With --json the error is an event on stdout too.
 	out, _, code := rein(t, dir, "", "ask", "--json", "-m", "openai-compatible:m", "--base-url", page.URL, "hi")
 	lines := strings.Split(strings.TrimSpace(out), "\n")

@@ -28,6 +28,20 @@ type Recorder struct {
 	workspace string
 	// Err is the first write that failed; the conversation stops on it.
 	Err error
+	// answered: the model said something in this run.
+	answered bool
+}
+
+// Discard removes the session when it was made for this run and the model
+// never answered in it (a provider error on the first call): a failed ask
+// leaves no empty session behind. It reports whether it did.
+func (r *Recorder) Discard(made bool) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !made || r.answered {
+		return false
+	}
+	return r.store.Delete(context.Background(), r.session) == nil
 }
 
 // NewName makes a session name for a conversation that was not given one.
@@ -104,6 +118,9 @@ func (r *Recorder) Source(source string) { r.source = source }
 func (r *Recorder) Message(m message.Message) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if m.Kind == message.Assistant {
+		r.answered = true
+	}
 	if r.Err == nil {
 		r.Err = r.store.Append(context.Background(), r.session, m)
 	}

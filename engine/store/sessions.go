@@ -73,6 +73,22 @@ func (s *Store) Reset(ctx context.Context, sess *Session) error {
 	}))
 }
 
+// Delete removes a session and its events (a conversation that failed
+// before the model said anything leaves none behind). Its commands stay in
+// the audit log, no longer tied to it.
+func (s *Store) Delete(ctx context.Context, sess *Session) error {
+	return s.dbErrorOrNil(s.retry(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.Exec(`UPDATE commands SET session_id = NULL WHERE session_id = ?`, sess.ID); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(`DELETE FROM events WHERE session_id = ?`, sess.ID); err != nil {
+			return err
+		}
+		_, err := tx.Exec(`DELETE FROM sessions WHERE id = ?`, sess.ID)
+		return err
+	}))
+}
+
 func (s *Store) dbErrorOrNil(err error) error {
 	if err == nil {
 		return nil
