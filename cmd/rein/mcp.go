@@ -32,8 +32,14 @@ func (c *mcpCmd) Run(g *Globals, e *env) error {
 		return err
 	}
 	r := p.Recipe()
-	if err := requireTrust(r, e); err != nil {
+	// An unapproved recipe still gets a server (clients only said
+	// "Connection closed"): every call is answered with why and what to do.
+	refusal, err := approvalRefusal(r)
+	if err != nil {
 		return err
+	}
+	if refusal != "" {
+		fmt.Fprintln(e.stderr, "rein mcp: "+refusal)
 	}
 	st, err := openStore(g)
 	if err != nil {
@@ -59,7 +65,7 @@ func (c *mcpCmd) Run(g *Globals, e *env) error {
 	if err != nil {
 		return err
 	}
-	srv, err := mcpserver.New(tools.NewSet(p, run, opts), mcpserver.Options{Version: version.String(), Recorder: rec})
+	srv, err := mcpserver.New(tools.NewSet(p, run, opts), mcpserver.Options{Version: version.String(), Recorder: rec, Refuse: refusal})
 	if err != nil {
 		return err
 	}

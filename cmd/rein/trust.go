@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/reinsh/rein/engine/recipe"
@@ -152,6 +153,24 @@ func checkApproval(r *recipe.Recipe) (*approvalCheck, error) {
 // requireTrust lets a command that runs things go on only under a
 // repository recipe someone approved as it is now: asking in a terminal,
 // refusing elsewhere with what to do.
+// approvalRefusal says why the repository's recipe may not run anything
+// yet ("" when it may), without asking anyone: rein mcp answers every call
+// with it.
+func approvalRefusal(r *recipe.Recipe) (string, error) {
+	if ciApproves() {
+		return "", nil
+	}
+	c, err := checkApproval(r)
+	if err != nil || c == nil || c.state == trust.Trusted {
+		return "", err
+	}
+	why := map[trust.State]string{
+		trust.New:     "rein has not seen it on this machine",
+		trust.Changed: "it (or a file it imports) changed since it was approved",
+	}[c.state]
+	return fmt.Sprintf("the recipe %s is not approved: %s. It decides what commands may run here; read it (rein compile shows what it allows), then run rein trust in %s, and restart this server", c.path, why, filepath.Dir(c.path)), nil
+}
+
 func requireTrust(r *recipe.Recipe, e *env) error {
 	if ciApproves() {
 		return nil

@@ -2,12 +2,16 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // untrustedRepo is a repository whose recipe allows touch and has a task,
@@ -29,7 +33,7 @@ func untrustedRepo(t *testing.T) string {
 // preset.
 func TestUnapprovedRecipeRunsNothing(t *testing.T) {
 	dir := untrustedRepo(t)
-	for _, args := range [][]string{{"exec", "touch made"}, {"run", "make"}, {"mcp"}} {
+	for _, args := range [][]string{{"exec", "touch made"}, {"run", "make"}} {
 		_, stderr, code := rein(t, dir, "", args...)
 		if code != exitUsage || !strings.Contains(stderr, "rein.jsonnet is not approved: rein has not seen it on this machine") || !strings.Contains(stderr, "run rein trust") {
 			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
@@ -242,5 +246,39 @@ rein.presets.readonly + {
 	os.WriteFile(filepath.Join(plain, "rein.jsonnet"), []byte(`local rein = import 'rein.libsonnet'; rein.presets.readonly`), 0o644)
 	if out, _, _ := rein(t, plain, "", "trust"); strings.Contains(out, "+ ") {
 		t.Errorf("readonly widens nothing:\n%s", out)
+	}
+}
+
+// rein mcp on a repository whose recipe is not approved starts, and
+// answers every call with why and what to do (clients only said
+// "Connection closed"); nothing runs.
+func TestMCPOnAnUnapprovedRecipe(t *testing.T) {
+	dir := untrustedRepo(t)
+	cmd := exec.Command(os.Args[0], "--dir", dir, "mcp")
+	cmd.Env = append(os.Environ(), "REIN_TEST_MAIN=1", "CI=", "XDG_STATE_HOME="+os.Getenv("XDG_STATE_HOME"),
+		"REIN_DB="+filepath.Join(t.TempDir(), "rein.db"), "REIN_CACHE_DIR="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir())
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"command": "touch made", "reason": "x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			text += tc.Text
+		}
+	}
+	if !res.IsError || !strings.Contains(text, "is not approved") || !strings.Contains(text, "run rein trust in "+dir) {
+		t.Errorf("%v %q", res.IsError, text)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "made")); err == nil {
+		t.Error("a command ran under an unapproved recipe")
 	}
 }

@@ -28,6 +28,9 @@ type Recorder interface {
 type Options struct {
 	Version  string
 	Recorder Recorder
+	// Refuse, when set, answers every tool call with it as an error
+	// (the recipe is not approved): nothing runs.
+	Refuse string
 }
 
 // New builds an MCP server for a tool set. The tools' input schemas are
@@ -42,7 +45,11 @@ func New(set *tools.Set, opts Options) (*mcp.Server, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: %w", spec.Name, err)
 		}
-		srv.AddTool(wireTool(spec, set.Nature(spec.Name)), handler(set, spec.Name, schema, opts.Recorder, &calls))
+		h := handler(set, spec.Name, schema, opts.Recorder, &calls)
+		if opts.Refuse != "" {
+			h = refuse(opts.Refuse)
+		}
+		srv.AddTool(wireTool(spec, set.Nature(spec.Name)), h)
 	}
 	return srv, nil
 }
@@ -81,6 +88,13 @@ func callFrom(ctx context.Context) *call {
 
 // approvalID names the confirmation input request.
 const approvalID = "approve"
+
+// refuse answers every call with the reason nothing may run.
+func refuse(reason string) mcp.ToolHandler {
+	return func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "rein: " + reason}}}, nil
+	}
+}
 
 func handler(set *tools.Set, name string, schema *jsonschema.Schema, rec Recorder, calls *atomic.Int64) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
