@@ -2,8 +2,10 @@ package main
 
 import (
 	"fmt"
+	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/engine/recipe"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/reinsh/rein/engine/starter"
@@ -31,6 +33,9 @@ func (c *initCmd) Run(g *Globals, e *env) error {
 	}
 	p, err := starter.Detect(dir)
 	if err != nil {
+		return err
+	}
+	if err := vetTargets(p, dir); err != nil {
 		return err
 	}
 	text := starter.Render(p, dir)
@@ -69,7 +74,52 @@ func (c *initCmd) Run(g *Globals, e *env) error {
 	if len(kinds) == 0 {
 		kinds = []string{"nothing specific (readonly preset)"}
 	}
-	fmt.Fprintf(e.stdout, "wrote %s\n  found: %s\n  commands: %d scripts and targets\nnext: rein test, then rein check 'your command' or rein ask '...'\n",
-		path, strings.Join(kinds, ", "), len(p.MakeTargets)+len(p.NodeScripts)+len(p.Scripts))
+	asked := 0
+	for _, t := range p.MakeTargets {
+		if t.Refused != "" {
+			asked++
+		}
+	}
+	commands := fmt.Sprintf("%d scripts and targets", len(p.MakeTargets)-asked+len(p.NodeScripts)+len(p.Scripts))
+	if asked > 0 {
+		commands += fmt.Sprintf("; %d make targets ask first (their commands are not allowed on their own: see the recipe)", asked)
+	}
+	fmt.Fprintf(e.stdout, "wrote %s\n  found: %s\n  commands: %s\nnext: rein test, then rein check 'your command' or rein ask '...'\n",
+		path, strings.Join(kinds, ", "), commands)
+	return nil
+}
+
+// vetTargets marks the make targets whose commands the recipe rein init
+// writes would not run on their own (make publish runs twine upload): they
+// ask instead of being catalogued as allowed.
+func vetTargets(p *starter.Project, dir string) error {
+	if len(p.MakeTargets) == 0 {
+		return nil
+	}
+	tmp, err := os.MkdirTemp("", "rein-init-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if err := os.WriteFile(filepath.Join(tmp, recipe.FileName), []byte(starter.Render(p, dir)), 0o644); err != nil {
+		return err
+	}
+	r, err := recipe.Load(recipe.Options{Dir: tmp, UserFile: "-", CacheDir: "-"})
+	if err != nil {
+		return err
+	}
+	pol, err := policy.New(r, policy.Options{Tool: "init"})
+	if err != nil {
+		return err
+	}
+	for i := range p.MakeTargets {
+		t := &p.MakeTargets[i]
+		for _, line := range t.Lines {
+			if d := pol.Check(line); d.Verdict != policy.Allow {
+				t.Refused = fmt.Sprintf("%s is %s by %s", line, d.Verdict, d.Rule)
+				break
+			}
+		}
+	}
 	return nil
 }

@@ -18,7 +18,7 @@ func TestInitEachKind(t *testing.T) {
 		{"yarn", map[string]string{"package.json": `{"scripts":{"lint":"eslint ."}}`, "yarn.lock": ""}, []string{"yarn run lint"}},
 		{"python", map[string]string{"pyproject.toml": "[project]\nname='x'\n"}, []string{"pytest", "python -m pytest -q"}},
 		{"rust", map[string]string{"Cargo.toml": "[package]\nname='x'\n"}, []string{"cargo build", "cargo test"}},
-		{"make", map[string]string{"Makefile": ".PHONY: test\n# Build everything\nbuild:\n\tcc -o x x.c\ntest: build ## Run the tests\n\t./x\nVERSION := 1\n%.o: %.c\n\tcc -c $<\n"}, []string{"make", "make build", "make test"}},
+		{"make", map[string]string{"Makefile": ".PHONY: test\nOUT := build\n# Build everything\nbuild:\n\t@echo building $(OUT)\ntest: build ## Run the tests\n\tls -la $(OUT)\nVERSION := 1\n%.o: %.c\n\tcc -c $<\n"}, []string{"make", "make build", "make test"}},
 		{"git and scripts", map[string]string{".git/HEAD": "ref: refs/heads/main\n", "scripts/check.sh": "#!/bin/sh\n# Check the repository\necho ok\n"}, []string{"git status", "./scripts/check.sh"}},
 		{"empty", map[string]string{}, []string{"ls -la"}},
 	}
@@ -75,5 +75,32 @@ func TestInitDescriptions(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "rein.jsonnet")); err == nil {
 		t.Error("--print wrote a file")
+	}
+}
+
+// rein init does not catalogue a make target whose commands the recipe it
+// writes would not run on their own: make publish (twine upload) asks, and
+// the recipe says why.
+func TestInitVetsMakeTargets(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "Makefile"), []byte("PY = python3\nlist: ## List files\n\tls -la\npublish: ## Upload a release\n\t$(PY) -m twine upload dist/*\ninstall:\n\t-pip install -e .\n"), 0o644)
+	if out, errOut, code := rein(t, dir, "", "init"); code != exitOK {
+		t.Fatalf("init: %d %s %s", code, out, errOut)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "rein.jsonnet"))
+	text := string(b)
+	if strings.Contains(text, `rein.command("make publish"`) || strings.Contains(text, `rein.command("make install"`) || !strings.Contains(text, `rein.command("make list"`) {
+		t.Errorf("catalogue:\n%s", text)
+	}
+	if !strings.Contains(text, "make publish: python3 -m twine upload dist/* is deny") {
+		t.Errorf("no reason for make publish:\n%s", text)
+	}
+	for cmd, want := range map[string]int{"make list": exitOK, "make publish": exitAsk, "make install": exitAsk} {
+		if out, _, code := rein(t, dir, "", "check", cmd); code != want {
+			t.Errorf("%s: exit %d, want %d\n%s", cmd, code, want, out)
+		}
+	}
+	if out, errOut, code := rein(t, dir, "", "test", "--no-presets"); code != exitOK {
+		t.Errorf("rein test on the new recipe: %d\n%s%s", code, out, errOut)
 	}
 }

@@ -31,6 +31,13 @@ type Project struct {
 type Target struct {
 	Name        string
 	Description string
+	// Lines are the shell lines of its recipe, make's variables put in
+	// where the Makefile sets them plainly (what make would run, without
+	// running make: make -n runs $(shell ...)).
+	Lines []string
+	// Refused says why its lines are not what the recipe allows (the
+	// caller vets them): the target asks instead of being catalogued.
+	Refused string
 }
 
 func exists(dir, name string) bool {
@@ -109,28 +116,78 @@ func makeTargets(path string) ([]Target, error) {
 	defer f.Close()
 	var out []Target
 	seen := map[string]bool{}
+	vars := map[string]string{}
 	prevComment := ""
+	current := -1 // the target whose recipe lines follow
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		line := sc.Text()
+		if strings.HasPrefix(line, "\t") {
+			if current >= 0 {
+				if l := strings.TrimLeft(strings.TrimSpace(line), "@-+"); l != "" {
+					out[current].Lines = append(out[current].Lines, strings.TrimSpace(l))
+				}
+			}
+			continue
+		}
+		current = -1
 		if strings.HasPrefix(line, "#") {
 			prevComment = strings.TrimSpace(strings.TrimLeft(line, "#"))
 			continue
 		}
-		if m := targetLine.FindStringSubmatch(line); m != nil && !seen[m[1]] && !strings.ContainsAny(m[1], "%$") {
-			desc := prevComment
-			if t := trailing.FindStringSubmatch(line); t != nil {
-				desc = strings.TrimSpace(t[1])
+		if m := makeVar.FindStringSubmatch(line); m != nil {
+			vars[m[1]] = strings.TrimSpace(m[2])
+			prevComment = ""
+			continue
+		}
+		if m := targetLine.FindStringSubmatch(line); m != nil && !strings.ContainsAny(m[1], "%$") {
+			if !seen[m[1]] {
+				desc := prevComment
+				if t := trailing.FindStringSubmatch(line); t != nil {
+					desc = strings.TrimSpace(t[1])
+				}
+				seen[m[1]] = true
+				out = append(out, Target{Name: m[1], Description: desc})
 			}
-			seen[m[1]] = true
-			out = append(out, Target{Name: m[1], Description: desc})
+			current = slices.IndexFunc(out, func(t Target) bool { return t.Name == m[1] })
 		}
 		prevComment = ""
+	}
+	for i := range out {
+		for j, l := range out[i].Lines {
+			out[i].Lines[j] = expandMake(l, vars)
+		}
 	}
 	if len(out) > 20 {
 		out = out[:20]
 	}
 	return out, sc.Err()
+}
+
+var (
+	makeVar = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)\s*(?::{1,3}=|\?=|=)\s*(.*)$`)
+	makeRef = regexp.MustCompile(`\$\(([A-Za-z_][A-Za-z0-9_]*)\)|\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+)
+
+// expandMake puts in the Makefile's plain variables ($(GO), ${GO}) and
+// make's $$ for the shell's $. A reference it cannot resolve (a function,
+// an unset variable) stays, and the line then does not pass vetting.
+func expandMake(line string, vars map[string]string) string {
+	for range 5 { // variables that name variables
+		next := makeRef.ReplaceAllStringFunc(line, func(ref string) string {
+			m := makeRef.FindStringSubmatch(ref)
+			name := m[1] + m[2]
+			if v, ok := vars[name]; ok {
+				return v
+			}
+			return ref
+		})
+		if next == line {
+			break
+		}
+		line = next
+	}
+	return strings.ReplaceAll(line, "$$", "$")
 }
 
 // headerComment is a script's first comment line after the #! line.
@@ -169,6 +226,7 @@ func Render(p *Project, dir string) string {
 		presets = []string{"rein.presets.readonly"}
 	}
 	var commands, allow []string
+	var asked []Target
 	add := func(command, desc string) {
 		commands = append(commands, fmt.Sprintf("    rein.command(%s, %s),", jsonnetString(command), jsonnetString(desc)))
 	}
@@ -198,6 +256,10 @@ func Render(p *Project, dir string) string {
 	if p.Make {
 		allow = append(allow, "make")
 		for _, t := range p.MakeTargets {
+			if t.Refused != "" {
+				asked = append(asked, t)
+				continue
+			}
 			desc := "Makefile target"
 			if t.Description != "" {
 				desc += ": " + t.Description
@@ -233,8 +295,29 @@ func Render(p *Project, dir string) string {
 		b.WriteString("  // The repository's own scripts and targets, shown to the model with their descriptions.\n")
 		b.WriteString("  commands+: [\n" + strings.Join(commands, "\n") + "\n  ],\n")
 	}
+	if len(asked) > 0 {
+		b.WriteString("  // Targets whose commands this recipe would not run on their own: make\n")
+		b.WriteString("  // runs them all the same, so they ask first.\n")
+		var names []string
+		for _, t := range asked {
+			fmt.Fprintf(&b, "  //   make %s: %s\n", t.Name, t.Refused)
+			names = append(names, "make "+t.Name)
+		}
+		var globs []string
+		for _, n := range names {
+			globs = append(globs, n, n+" *")
+		}
+		b.WriteString("  ask+: " + jsonnetList(globs, 2) + ",\n")
+	}
 	b.WriteString("  tests+: {\n")
 	b.WriteString("    allow+: " + jsonnetList(allow, 4) + ",\n")
+	if len(asked) > 0 {
+		var names []string
+		for _, t := range asked {
+			names = append(names, "make "+t.Name)
+		}
+		b.WriteString("    ask+: " + jsonnetList(names, 4) + ",\n")
+	}
 	b.WriteString("    deny+: " + jsonnetList(deny, 4) + ",\n")
 	b.WriteString("  },\n}\n")
 	return b.String()
