@@ -208,7 +208,24 @@ func (s *spinner) stop() {
 // same command for the rest of the session, n refuses (a note may follow,
 // passed to the model).
 func TerminalApprover(in io.Reader, out io.Writer) tools.Approver {
-	reader := bufio.NewReader(in)
+	// Lines are read in the background, so that Ctrl-C (which cancels
+	// ctx) ends the prompt at once: a read waiting for Enter ignored it.
+	type line struct {
+		text string
+		err  error
+	}
+	lines := make(chan line)
+	var start sync.Once
+	read := func() {
+		reader := bufio.NewReader(in)
+		for {
+			text, err := reader.ReadString('\n')
+			lines <- line{text, err}
+			if err != nil {
+				return
+			}
+		}
+	}
 	var mu sync.Mutex
 	return func(ctx context.Context, req tools.ApprovalRequest) (tools.Approval, error) {
 		mu.Lock()
@@ -223,11 +240,18 @@ func TerminalApprover(in io.Reader, out io.Writer) tools.Approver {
 		}
 		for {
 			fmt.Fprint(out, "  run it? [y] once, [a] always this session, [n] no (n: note for the model): ")
-			line, err := reader.ReadString('\n')
-			if err != nil && line == "" {
-				return tools.Approval{}, fmt.Errorf("no answer on the terminal: %w", err)
+			start.Do(func() { go read() })
+			var got line
+			select {
+			case got = <-lines:
+			case <-ctx.Done():
+				fmt.Fprintln(out)
+				return tools.Approval{}, ctx.Err()
 			}
-			line = strings.TrimSpace(line)
+			if got.err != nil && got.text == "" {
+				return tools.Approval{}, fmt.Errorf("no answer on the terminal: %w", got.err)
+			}
+			line := strings.TrimSpace(got.text)
 			answer, note, _ := strings.Cut(line, ":")
 			switch strings.ToLower(strings.TrimSpace(answer)) {
 			case "y", "yes":
