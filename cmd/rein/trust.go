@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/reinsh/rein/engine/recipe"
@@ -192,6 +193,9 @@ func requireTrust(r *recipe.Recipe, e *env) error {
 	for _, w := range report.Widenings(r) {
 		fmt.Fprintf(e.stderr, "  + %s\n", w)
 	}
+	if c.state == trust.Changed {
+		showChanges(e.stderr, c)
+	}
 	fmt.Fprint(e.stderr, "Approve it as it is now? [y/N] ")
 	if answer := readLine(e.stdin); answer != "y" && answer != "yes" {
 		fmt.Fprintln(e.stderr, "rein: not approved; nothing was run (rein trust approves it later)")
@@ -239,4 +243,34 @@ func readLine(r io.Reader) string {
 		}
 	}
 	return strings.ToLower(strings.TrimSpace(b.String()))
+}
+
+// showChanges shows a changed recipe (and the files it imports, the
+// scripts it runs) as what changed since it was approved.
+func showChanges(w io.Writer, c *approvalCheck) {
+	was, ok := c.record.Approved(c.path)
+	if !ok {
+		return
+	}
+	files := slices.Compact(slices.Sorted(slices.Values(append(append([]string(nil), c.files...), was.Files...))))
+	for _, f := range files {
+		old, had := was.Texts[f]
+		b, err := os.ReadFile(f)
+		switch {
+		case !had && err == nil && slices.Contains(was.Files, f):
+			fmt.Fprintf(w, "  changed: %s (too long to show)\n", f)
+			continue
+		case !had && err == nil:
+			old = ""
+		case err != nil:
+			b = nil
+		}
+		if string(b) == old {
+			continue
+		}
+		fmt.Fprintf(w, "  changed since approved: %s\n", f)
+		for _, l := range report.LineDiff(old, string(b), 40) {
+			fmt.Fprintf(w, "    %s\n", report.Visible(l))
+		}
+	}
 }

@@ -282,3 +282,20 @@ func TestMCPOnAnUnapprovedRecipe(t *testing.T) {
 		t.Error("a command ran under an unapproved recipe")
 	}
 }
+
+// The prompt for a changed recipe shows what changed since it was
+// approved, not the same summary as the first time.
+func TestChangedRecipeShowsTheDifference(t *testing.T) {
+	dir := untrustedRepo(t)
+	if _, stderr, code := rein(t, dir, "", "trust"); code != exitOK {
+		t.Fatalf("trust: %q", stderr)
+	}
+	os.WriteFile(filepath.Join(dir, "base.libsonnet"), []byte("{ allow: ['touch *', 'curl *'] }"), 0o644)
+	var out, errb bytes.Buffer
+	code := run([]string{"--dir", dir, "exec", "touch x"}, &env{stdin: strings.NewReader("n\n"), stdinTerminal: true, stdout: &out, stderr: &errb})
+	for _, want := range []string{"changed since approved: " + filepath.Join(dir, "base.libsonnet"), "- { allow: ['touch *'] }", "+ { allow: ['touch *', 'curl *'] }"} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("exit %d, the prompt lacks %q:\n%s", code, want, errb.String())
+		}
+	}
+}

@@ -43,3 +43,13 @@ func TestApprovalPromptAnswers(t *testing.T) {
 		t.Errorf("%+v %v", a, err)
 	}
 }
+
+func TestLineDiff(t *testing.T) {
+	got := strings.Join(LineDiff("a\nb\nc\nd\ne\nf", "a\nb\nX\nd\ne\nf\ng", 10), "|")
+	if got != "  b|- c|+ X|  d|  f|+ g" {
+		t.Errorf("%q", got)
+	}
+	if got := LineDiff(strings.Repeat("x\n", 50), strings.Repeat("y\n", 50), 5); len(got) != 6 || !strings.Contains(got[5], "more lines") {
+		t.Errorf("%q", got)
+	}
+}

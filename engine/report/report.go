@@ -248,3 +248,58 @@ func Count(n int, what string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, what)
 }
+
+// LineDiff is what changed from old to new, line by line ("- " removed,
+// "+ " added, "  " around), the unchanged runs cut to a line of context;
+// at most limit lines, the last saying how many more there were.
+func LineDiff(old, new string, limit int) []string {
+	a, b := strings.Split(old, "\n"), strings.Split(new, "\n")
+	if len(a)*len(b) > 4_000_000 {
+		return []string{fmt.Sprintf("  (%d lines before, %d now: too long to compare here)", len(a), len(b))}
+	}
+	// The longest common subsequence, from the end.
+	lcs := make([][]int, len(a)+1)
+	for i := range lcs {
+		lcs[i] = make([]int, len(b)+1)
+	}
+	for i := len(a) - 1; i >= 0; i-- {
+		for j := len(b) - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	type op struct {
+		kind byte
+		text string
+	}
+	var ops []op
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case i < len(a) && j < len(b) && a[i] == b[j]:
+			ops = append(ops, op{' ', a[i]})
+			i, j = i+1, j+1
+		case j < len(b) && (i == len(a) || lcs[i][j+1] >= lcs[i+1][j]):
+			ops = append(ops, op{'+', b[j]})
+			j++
+		default:
+			ops = append(ops, op{'-', a[i]})
+			i++
+		}
+	}
+	var out []string
+	for k, o := range ops {
+		near := (k > 0 && ops[k-1].kind != ' ') || (k+1 < len(ops) && ops[k+1].kind != ' ')
+		if o.kind == ' ' && !near {
+			continue
+		}
+		out = append(out, string(o.kind)+" "+o.text)
+	}
+	if len(out) > limit {
+		out = append(out[:limit], fmt.Sprintf("  … %d more lines", len(out)-limit))
+	}
+	return out
+}

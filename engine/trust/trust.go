@@ -60,6 +60,18 @@ type Entry struct {
 	Fingerprint string    `json:"fingerprint"`
 	Files       []string  `json:"files"`
 	TrustedAt   time.Time `json:"trusted_at"`
+	// Texts are the approved files as they were, by path (each up to
+	// maxKeptText): a changed recipe is shown as what changed.
+	Texts map[string]string `json:"texts,omitempty"`
+}
+
+// maxKeptText bounds the text of one approved file kept for diffs.
+const maxKeptText = 256 << 10
+
+// Approved returns the approval of the recipe at path, if there is one.
+func (r *Record) Approved(path string) (Entry, bool) {
+	e, ok := r.entries[path]
+	return e, ok
 }
 
 // Record is the approvals file.
@@ -139,7 +151,13 @@ func (r *Record) State(path, fingerprint string) State {
 
 // Trust approves the recipe as it is and saves the record.
 func (r *Record) Trust(path, fingerprint string, files []string) error {
-	r.entries[path] = Entry{Recipe: path, Fingerprint: fingerprint, Files: files, TrustedAt: time.Now().UTC().Truncate(time.Second)}
+	texts := map[string]string{}
+	for _, f := range files {
+		if b, err := os.ReadFile(f); err == nil && len(b) <= maxKeptText {
+			texts[f] = string(b)
+		}
+	}
+	r.entries[path] = Entry{Recipe: path, Fingerprint: fingerprint, Files: files, TrustedAt: time.Now().UTC().Truncate(time.Second), Texts: texts}
 	return r.save()
 }
 
