@@ -282,12 +282,12 @@ func LineDiff(old, new string, limit int) []string {
 		case i < len(a) && j < len(b) && a[i] == b[j]:
 			ops = append(ops, op{' ', a[i]})
 			i, j = i+1, j+1
-		case j < len(b) && (i == len(a) || lcs[i][j+1] >= lcs[i+1][j]):
+		case i < len(a) && (j == len(b) || lcs[i+1][j] >= lcs[i][j+1]):
+			ops = append(ops, op{'-', a[i]}) // what went, before what came
+			i++
+		default:
 			ops = append(ops, op{'+', b[j]})
 			j++
-		default:
-			ops = append(ops, op{'-', a[i]})
-			i++
 		}
 	}
 	var out []string
