@@ -87,6 +87,10 @@ func TestAsk(t *testing.T) {
 		}
 		types = append(types, e.Type)
 	}
+	// A tool result's output is a JSON value, not JSON in a string.
+	if !strings.Contains(out, `"type":"tool_result"`) || strings.Contains(out, `"output":"{`) {
+		t.Errorf("tool results' output is not a JSON value:\n%s", out)
+	}
 	joined := strings.Join(types, ",")
 	for _, want := range []string{"tool_call", "command", "tool_result", "usage", "text", "done"} {
 		if !strings.Contains(joined, want) {

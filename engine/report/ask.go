@@ -153,6 +153,15 @@ func JSONEvents(w io.Writer, session string) func(agent.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		e.Session = session
+		if e.Output != "" && json.Valid([]byte(e.Output)) {
+			// A tool's result is JSON: a reader gets it as a value, not as
+			// JSON inside a string.
+			_ = enc.Encode(struct {
+				agent.Event
+				Output json.RawMessage `json:"output"`
+			}{e, json.RawMessage(e.Output)})
+			return
+		}
 		_ = enc.Encode(e)
 	}
 }
