@@ -132,6 +132,7 @@ func (p process) start(ctx context.Context, path string, argv, env []string, box
 	cmd.Args, cmd.Env, cmd.Dir = argv, env, p.dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{}
 	box.SetNamespaces(cmd.SysProcAttr)
+	dieWithRein(cmd.SysProcAttr, box)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.stdin, p.stdout, p.stderr
 	cmd.WaitDelay = ioDelay
 	g, err := startInGroup(cmd)

@@ -46,7 +46,7 @@ func Main(args []string) {
 		fail("bad sandbox config: " + err.Error())
 	}
 	path, argv := args[1], args[2:]
-	confined := c.Supervised()
+	confined, supervised := c.Confined(), c.Supervised()
 	if c.Isolate {
 		if err := mountPlaces(c); err != nil {
 			fail(err.Error())
@@ -64,7 +64,7 @@ func Main(args []string) {
 	}
 	// Last: the helper itself has to live within them.
 	limits := c.Limits
-	if confined && limits.AddressSpace > 0 {
+	if supervised && limits.AddressSpace > 0 {
 		// The helper stays while the program runs, and a Go program cannot
 		// live in a small address space: a second helper sets that limit
 		// and replaces itself with the program.
@@ -74,7 +74,7 @@ func Main(args []string) {
 	if err := applyRlimits(limits); err != nil {
 		fail("cannot set resource limits: " + err.Error())
 	}
-	if confined {
+	if supervised {
 		// Nothing to flush; os.Exit's hooks would hold the command's end
 		// back (a second, in a race-enabled build).
 		syscall.Exit(supervise(path, argv))

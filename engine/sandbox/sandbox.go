@@ -54,6 +54,10 @@ type Config struct {
 	// HideServices are local services' sockets and socket folders the
 	// command finds empty (services.go).
 	HideServices []string `json:"hide_services,omitempty"`
+	// Supervise keeps the helper as the program's supervisor without a
+	// sandbox (mode off, or none to be had): what the program leaves is
+	// killed when it ends, and all of it when rein dies.
+	Supervise bool `json:"supervise,omitempty"`
 }
 
 // Limits are resource limits for the executed program (0 = none).
@@ -92,10 +96,12 @@ func FromRecipeWith(r *recipe.Recipe, st Status) (*Config, string, error) {
 	limits := Limits{CPUSeconds: r.Limits.CPUSeconds, FileSize: r.Limits.FileSizeBytes, Processes: r.Limits.Processes, AddressSpace: r.Limits.AddressSpaceBytes}
 	// The helper (Landlock and rlimits) exists on Linux only.
 	limitsOnly := func() *Config {
-		if limits == (Limits{}) || st.OS != "linux" {
+		if st.OS != "linux" {
 			return nil
 		}
-		return &Config{Mode: "off", Workspace: r.Workspace, Limits: limits}
+		// No sandbox, but the helper still supervises: the limits, and
+		// the command's end when rein's comes.
+		return &Config{Mode: "off", Workspace: r.Workspace, Limits: limits, Supervise: true}
 	}
 	if r.Sandbox.Mode == "off" {
 		return limitsOnly(), "", nil
@@ -203,7 +209,13 @@ func expandPath(p string) string {
 // Supervised reports whether the helper stays as the program's supervisor
 // (see supervise): on Linux, under a sandbox mode.
 func (c *Config) Supervised() bool {
-	return c != nil && runtime.GOOS == "linux" && (c.Mode == "workspace-write" || c.Mode == "read-only")
+	return c != nil && runtime.GOOS == "linux" && (c.Mode == "workspace-write" || c.Mode == "read-only" || c.Supervise)
+}
+
+// Confined reports whether c applies a sandbox (Landlock), not only the
+// helper's supervision and limits.
+func (c *Config) Confined() bool {
+	return c != nil && (c.Mode == "workspace-write" || c.Mode == "read-only")
 }
 
 // WithoutNamespaces is c for a kernel that refused to make the helper's

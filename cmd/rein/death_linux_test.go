@@ -1,0 +1,90 @@
+//go:build linux
+
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/reinsh/rein/engine/sandbox"
+)
+
+// When rein dies (SIGKILL, no chance to clean up), the command it was
+// running dies with it: under the sandbox helper, whose program and all it
+// left are killed, and without one. They went on, re-parented to init.
+func TestCommandsDieWithRein(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts and kills rein")
+	}
+	for _, c := range []struct {
+		name, recipe string
+	}{
+		{"sandboxed", `{ allow: ['sleep *', 'sh *'], shell: { background: 'allow' }, sandbox: { mode: 'workspace-write' } }`},
+		{"no sandbox", `{ allow: ['sleep *', 'sh *'], shell: { background: 'allow' }, sandbox: { mode: 'off' } }`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.name == "sandboxed" && !sandbox.Probe().Available() {
+				t.Skip("no sandbox here")
+			}
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(c.recipe), 0o644)
+			marker := "37.41" // a sleep nobody else runs
+			if c.name == "sandboxed" {
+				marker = "37.42"
+			}
+			// A child and a grandchild in the background of the command.
+			cmd := exec.Command(os.Args[0], "--dir", dir, "exec", "--timeout", "5m", "sh -c 'sleep "+marker+" & sleep "+marker+"'")
+			cmd.Env = append(os.Environ(), "REIN_TEST_MAIN=1", "CI=true", "REIN_DB="+filepath.Join(t.TempDir(), "rein.db"), "REIN_CACHE_DIR="+t.TempDir())
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(10 * time.Second)
+			for len(sleepers(marker)) < 2 {
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					t.Fatalf("the command did not start: %v", sleepers(marker))
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			cmd.Process.Signal(syscall.SIGKILL)
+			cmd.Wait()
+			deadline = time.Now().Add(5 * time.Second)
+			for len(sleepers(marker)) > 0 {
+				if time.Now().After(deadline) {
+					left := sleepers(marker)
+					for _, pid := range left {
+						syscall.Kill(pid, syscall.SIGKILL)
+					}
+					t.Fatalf("%d processes outlived rein", len(left))
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		})
+	}
+}
+
+// sleepers are the running processes whose command line holds marker.
+func sleepers(marker string) []int {
+	var out []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !strings.Contains(string(b), "sleep\x00"+marker) {
+			continue
+		}
+		if st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && strings.Contains(string(st), ") Z ") {
+			continue // a zombie is dead
+		}
+		var pid int
+		for _, ch := range e.Name() {
+			pid = pid*10 + int(ch-'0')
+		}
+		out = append(out, pid)
+	}
+	return out
+}
