@@ -487,3 +487,19 @@ func TestExecStartsWhereThePersonIs(t *testing.T) {
 		t.Errorf("--cwd . is the workspace: exit %d %q", code, out)
 	}
 }
+
+// rein compile --summary is one screen: sources, what it allows, and every
+// grant beyond readonly.
+func TestCompileSummary(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(`(import 'rein.libsonnet').presets.go + { programs+: { bash: {} } }`), 0o644)
+	out, errOut, code := rein(t, dir, "", "compile", "--summary")
+	for _, want := range []string{"recipe:     " + filepath.Join(dir, "rein.jsonnet"), "allows:", "programs:", "beyond readonly:", "+ programs that run any code: bash", "+ network: allowed"} {
+		if code != exitOK || !strings.Contains(out, want) {
+			t.Errorf("exit %d, lacks %q:\n%s%s", code, want, out, errOut)
+		}
+	}
+	if n := strings.Count(out, "\n"); n > 24 {
+		t.Errorf("%d lines", n)
+	}
+}
