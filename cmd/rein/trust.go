@@ -169,7 +169,7 @@ func approvalRefusal(r *recipe.Recipe) (string, error) {
 		trust.New:     "rein has not seen it on this machine",
 		trust.Changed: "it (or a file it imports) changed since it was approved",
 	}[c.state]
-	return fmt.Sprintf("the recipe %s is not approved: %s. It decides what commands may run here; read it (rein compile shows what it allows), then run rein trust in %s, and restart this server", c.path, why, filepath.Dir(c.path)), nil
+	return fmt.Sprintf("the recipe %s is not approved: %s. It decides what commands may run here; read it (rein compile --summary shows what it allows), then run rein trust in %s, and restart this server", c.path, why, filepath.Dir(c.path)), nil
 }
 
 func requireTrust(r *recipe.Recipe, e *env) error {
@@ -186,7 +186,7 @@ func requireTrust(r *recipe.Recipe, e *env) error {
 	}[c.state]
 	summary := report.RecipeSummary(r)
 	if !e.stdinTerminal {
-		fmt.Fprintf(e.stderr, "rein: the recipe %s is not approved: %s. It decides what commands may run here (it allows: %s). Read it (rein compile shows what it allows), then run rein trust; or use --preset readonly to run without it.\n", c.path, why, summary)
+		fmt.Fprintf(e.stderr, "rein: the recipe %s is not approved: %s. It decides what commands may run here (it allows: %s). Read it (rein compile --summary shows what it allows), then run rein trust; or use --preset readonly to run without it.\n", c.path, why, summary)
 		return codeError(exitUsage)
 	}
 	fmt.Fprintf(e.stderr, "rein: %s decides what commands may run here, and %s.\n  it allows: %s\n", c.path, why, summary)
