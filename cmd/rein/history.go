@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -13,7 +14,8 @@ import (
 )
 
 type sessionsCmd struct {
-	JSON bool `help:"Print one JSON object per session."`
+	JSON  bool `help:"Print one JSON object per session."`
+	Prune bool `help:"Remove the sessions of folders that no longer exist, and those with no question asked."`
 }
 
 func (c *sessionsCmd) Run(g *Globals, e *env) error {
@@ -25,6 +27,22 @@ func (c *sessionsCmd) Run(g *Globals, e *env) error {
 	list, err := st.Sessions(context.Background())
 	if err != nil {
 		return err
+	}
+	if c.Prune {
+		var kept []store.Session
+		for _, s := range list {
+			_, statErr := os.Stat(s.Workspace)
+			if s.Workspace != "" && os.IsNotExist(statErr) || s.Turns == 0 && s.Commands == 0 {
+				sess := s
+				if err := st.Delete(context.Background(), &sess); err != nil {
+					return err
+				}
+				fmt.Fprintf(e.stderr, "removed %s (%s)\n", s.Name, pruneReason(s, statErr))
+				continue
+			}
+			kept = append(kept, s)
+		}
+		list = kept
 	}
 	if c.JSON {
 		return writeJSONLines(e.stdout, list)
@@ -148,4 +166,12 @@ func parseSince(s string) (time.Time, error) {
 		}
 	}
 	return time.Time{}, fmt.Errorf("--since %q: use a duration (24h, 7d) or a date (2026-01-31)", s)
+}
+
+// pruneReason says why a session was pruned.
+func pruneReason(s store.Session, statErr error) string {
+	if s.Workspace != "" && os.IsNotExist(statErr) {
+		return "its folder " + s.Workspace + " is gone"
+	}
+	return "nothing was asked in it"
 }

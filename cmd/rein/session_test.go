@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reinsh/rein/engine/message"
 	"github.com/reinsh/rein/engine/store"
 )
 
@@ -171,5 +172,39 @@ func TestRunIsAudited(t *testing.T) {
 	out, _, _ := rein(t, dir, "", "audit", "--json")
 	if strings.Count(out, `"source":"run"`) != 2 || !strings.Contains(out, `"command":"echo one"`) || !strings.Contains(out, `"command":"echo two"`) {
 		t.Errorf("audit:\n%s", out)
+	}
+}
+
+// rein sessions --prune removes the sessions of folders that are gone and
+// those nothing was asked in, and keeps the rest.
+func TestSessionsPrune(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "rein.db")
+	t.Setenv("REIN_DB", db)
+	st, err := store.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	here, gone := t.TempDir(), filepath.Join(t.TempDir(), "deleted")
+	for _, s := range []struct {
+		name, ws string
+		ask      bool
+	}{{"kept", here, true}, {"gone", gone, true}, {"empty", here, false}} {
+		sess, err := st.Session(ctx, s.name, s.ws, "m", true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.ask {
+			st.Append(ctx, sess, message.Text(message.User, "why?"))
+		}
+	}
+	st.Close()
+	out, errOut, code := rein(t, here, "", "sessions", "--prune")
+	if code != exitOK || !strings.Contains(out, "kept") || strings.Contains(out, "gone") || strings.Contains(out, "empty") ||
+		!strings.Contains(errOut, "removed gone (its folder "+gone+" is gone)") || !strings.Contains(errOut, "removed empty (nothing was asked in it)") {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+	if out, _, _ := rein(t, here, "", "sessions"); strings.Contains(out, "gone") {
+		t.Errorf("pruned sessions came back:\n%s", out)
 	}
 }
