@@ -122,6 +122,19 @@ func (c *askCmd) run(g *Globals, e *env, sessionName *string) error {
 		return err
 	}
 	contextMessages := func() []message.Message { return agent.Context(ctx, run, r.Context, show) }
+	if c.Session != "" && !c.NewSession {
+		// A session carries another repository's commands and files: it
+		// continues here only when the person says so.
+		if prev, err := st.Session(ctx, c.Session, "", "", false); err == nil && prev.Workspace != "" && prev.Workspace != r.Workspace {
+			if !e.stdinTerminal || c.JSON {
+				return fmt.Errorf("session %s was started in %s, not here (%s): run rein ask there, or give this conversation another --session", c.Session, prev.Workspace, r.Workspace)
+			}
+			fmt.Fprintf(e.stderr, "rein: session %s was started in %s; continue it here, in %s? [y/N] ", c.Session, prev.Workspace, r.Workspace)
+			if answer := readLine(e.stdin); answer != "y" && answer != "yes" {
+				return errors.New("not continued; nothing was asked")
+			}
+		}
+	}
 	history, rec, err := session.Start(ctx, st, name, c.NewSession, r.Workspace, model, system, strings.Join(c.Question, " "), contextMessages)
 	if err != nil {
 		return err

@@ -165,3 +165,18 @@ func TestAskStoppedAtALimit(t *testing.T) {
 		t.Errorf("exit %d, stderr %s", code, errOut)
 	}
 }
+
+// A session started in another repository is not continued here without
+// the person's word: refused without a terminal.
+func TestAskSessionFromAnotherRepository(t *testing.T) {
+	t.Setenv("REIN_DB", filepath.Join(t.TempDir(), "rein.db"))
+	first, second := t.TempDir(), t.TempDir()
+	srv, _ := modelServer(t, sseText("one"), sseText("two"))
+	if _, errOut, code := rein(t, first, "", "ask", "--session", "work", "-m", "openai-compatible:m", "--base-url", srv.URL, "q"); code != exitOK {
+		t.Fatalf("first: %d %s", code, errOut)
+	}
+	_, errOut, code := rein(t, second, "", "ask", "--session", "work", "-m", "openai-compatible:m", "--base-url", srv.URL, "q")
+	if code != exitUsage || !strings.Contains(errOut, "session work was started in "+first+", not here") {
+		t.Errorf("exit %d %q", code, errOut)
+	}
+}
