@@ -152,6 +152,7 @@ func (c *askCmd) run(g *Globals, e *env, sessionName *string) error {
 	set := tools.NewSet(p, run, tools.Options{
 		Approver: approver, Yes: c.Yes, ConfirmAll: c.ConfirmCommands, AllowCommands: c.AllowCommands, DryRun: c.DryRun,
 		BeforeCommand: func(ce tools.CommandEvent) { onEvent(agent.CommandEvent(ce)) },
+		StartCommand:  rec.Start,
 		AfterCommand:  rec.Command,
 	})
 	maxTurns := r.Limits.MaxToolTurns

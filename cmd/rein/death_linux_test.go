@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,7 +40,8 @@ func TestCommandsDieWithRein(t *testing.T) {
 			}
 			// A child and a grandchild in the background of the command.
 			cmd := exec.Command(os.Args[0], "--dir", dir, "exec", "--timeout", "5m", "sh -c 'sleep "+marker+" & sleep "+marker+"'")
-			cmd.Env = append(os.Environ(), "REIN_TEST_MAIN=1", "CI=true", "REIN_DB="+filepath.Join(t.TempDir(), "rein.db"), "REIN_CACHE_DIR="+t.TempDir())
+			env := append(os.Environ(), "REIN_TEST_MAIN=1", "CI=true", "REIN_DB="+filepath.Join(t.TempDir(), "rein.db"), "REIN_CACHE_DIR="+t.TempDir())
+			cmd.Env = env
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
@@ -63,6 +65,23 @@ func TestCommandsDieWithRein(t *testing.T) {
 					t.Fatalf("%d processes outlived rein", len(left))
 				}
 				time.Sleep(20 * time.Millisecond)
+			}
+			// The audit log tells this command from a finished one.
+			audit := exec.Command(os.Args[0], "--dir", dir, "audit", "--json")
+			audit.Env = env
+			out, err := audit.Output()
+			if err != nil {
+				t.Fatalf("rein audit: %v", err)
+			}
+			var row struct {
+				Command, State string
+				ExitCode       *int `json:"exit_code"`
+			}
+			if err := json.Unmarshal(out, &row); err != nil {
+				t.Fatalf("rein audit --json: %v\n%s", err, out)
+			}
+			if row.State != "interrupted" || row.ExitCode != nil || !strings.Contains(row.Command, marker) {
+				t.Errorf("audit row %+v, want the command interrupted with no exit", row)
 			}
 		})
 	}

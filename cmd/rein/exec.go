@@ -17,6 +17,7 @@ import (
 	"github.com/reinsh/rein/engine/report"
 	"github.com/reinsh/rein/engine/runner"
 	"github.com/reinsh/rein/engine/session"
+	"github.com/reinsh/rein/engine/store"
 )
 
 type execCmd struct {
@@ -68,7 +69,8 @@ func (c *execCmd) Run(g *Globals, e *env) error {
 	switch {
 	case d.Verdict == policy.Deny || d.Verdict == policy.Ask && !c.Yes:
 		if !c.DryRun { // a dry run opens no database: nothing was run to record
-			auditExec(e, db, p, text, d, nil)
+			a := startAudit(e, db, p, text, d, false)
+			a.finish(nil)
 		}
 		if c.JSON {
 			// The result object a denial gets when it happens at run time.
@@ -105,8 +107,9 @@ func (c *execCmd) Run(g *Globals, e *env) error {
 	if err != nil {
 		return err
 	}
+	a := startAudit(e, db, p, text, d, true)
 	res := run.Run(ctx, text, opts)
-	auditExec(e, db, p, text, d, res)
+	a.finish(res)
 	if c.JSON {
 		if err := writeJSON(e.stdout, res, true); err != nil {
 			return err
@@ -210,15 +213,37 @@ func explain(w io.Writer, res *runner.Result) {
 	}
 }
 
-// auditExec records the command in the audit log; a database problem is a
-// warning here (a person is running the command), not a refusal.
-func auditExec(e *env, db *pendingStore, p *policy.Policy, text string, d *policy.Decision, res *runner.Result) {
-	st, err := db.take()
-	if err == nil {
-		err = session.Record(st, nil, "exec", p.Recipe().Workspace, text, d.Verdict.String(), d.Rule, d.Reason, res)
-		st.Close()
+// execAudit is one command's audit record. A command that runs is recorded
+// "started" before it runs, so that a rein killed meanwhile leaves a trace
+// rein audit shows as interrupted. A database problem is a warning here (a
+// person is running the command), not a refusal.
+type execAudit struct {
+	e    *env
+	st   *store.Store
+	id   int64
+	ws   string
+	text string
+	d    *policy.Decision
+	err  error
+}
+
+func startAudit(e *env, db *pendingStore, p *policy.Policy, text string, d *policy.Decision, running bool) *execAudit {
+	a := &execAudit{e: e, ws: p.Recipe().Workspace, text: text, d: d}
+	a.st, a.err = db.take()
+	if a.err == nil && running {
+		a.id, a.err = session.StartCommand(a.st, nil, "exec", a.ws, text, d.Verdict.String(), d.Rule, d.Reason)
 	}
-	if err != nil {
-		fmt.Fprintf(e.stderr, "rein: warning: not audited: %v\n", err)
+	return a
+}
+
+func (a *execAudit) finish(res *runner.Result) {
+	if a.st != nil {
+		if a.err == nil {
+			a.err = session.FinishCommand(a.st, a.id, nil, "exec", a.ws, a.text, a.d.Verdict.String(), a.d.Rule, a.d.Reason, res)
+		}
+		a.st.Close()
+	}
+	if a.err != nil {
+		fmt.Fprintf(a.e.stderr, "rein: warning: not audited: %v\n", a.err)
 	}
 }

@@ -138,7 +138,10 @@ func (c *auditCmd) Run(g *Globals, e *env) error {
 	fmt.Fprintln(tw, "TIME\tSESSION\tSOURCE\tVERDICT\tRULE\tEXIT\tMS\tCOMMAND\tWORKSPACE")
 	for _, r := range rows {
 		exit := "-"
-		if r.ExitCode != nil {
+		switch {
+		case r.State != store.Ended:
+			exit = r.State // still running, or its rein died: no exit to show
+		case r.ExitCode != nil:
 			exit = fmt.Sprint(*r.ExitCode)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.Time.Local().Format("2006-01-02 15:04:05"), r.Session, r.Source,

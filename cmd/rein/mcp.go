@@ -57,7 +57,7 @@ func (c *mcpCmd) Run(g *Globals, e *env) error {
 		return err
 	}
 	rec.Source("mcp")
-	opts := tools.Options{AfterCommand: rec.Command}
+	opts := tools.Options{StartCommand: rec.Start, AfterCommand: rec.Command}
 	if r.MCP.Elicitation {
 		opts.Approver = mcpserver.Approver()
 	}

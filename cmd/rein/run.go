@@ -70,9 +70,17 @@ func (c *runCmd) Run(g *Globals, e *env) error {
 	if !c.JSON {
 		opts.Stdout, opts.Stderr = e.stdout, e.stderr
 	}
+	var started int64 // the running step's audit row (steps run one at a time)
 	opts.OnStep = func(task, script string, d *policy.Decision) {
 		if !c.JSON {
 			fmt.Fprintf(e.stderr, "▶ %s: %s\n", task, oneLine(script))
+		}
+		started = 0
+		if st != nil && d.Verdict != policy.Deny {
+			var err error
+			if started, err = session.StartCommand(st, nil, "run", r.Workspace, script, d.Verdict.String(), d.Rule, d.Reason); err != nil {
+				fmt.Fprintf(e.stderr, "rein: warning: not audited: %v\n", err)
+			}
 		}
 	}
 	var failed string // the step that stopped the task, for the person
@@ -86,7 +94,7 @@ func (c *runCmd) Run(g *Globals, e *env) error {
 		if st == nil {
 			return
 		}
-		if err := session.Record(st, nil, "run", r.Workspace, script, d.Verdict.String(), d.Rule, d.Reason, res); err != nil {
+		if err := session.FinishCommand(st, started, nil, "run", r.Workspace, script, d.Verdict.String(), d.Rule, d.Reason, res); err != nil {
 			fmt.Fprintf(e.stderr, "rein: warning: not audited: %v\n", err)
 		}
 	}

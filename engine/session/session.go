@@ -137,10 +137,22 @@ func (r *Recorder) Usage(u provider.Usage) {
 	}
 }
 
+// Start records a command about to run (the tool set's StartCommand); its
+// row is completed by Command.
+func (r *Recorder) Start(ev tools.CommandEvent) int64 {
+	id, err := StartCommand(r.store, r.session, r.source, r.workspace, ev.Command, ev.Decision.Verdict.String(), ev.Decision.Rule, ev.Decision.Reason)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.Err == nil {
+		r.Err = err
+	}
+	return id
+}
+
 // Command records a command the model ran or was refused (the tool set's
-// AfterCommand).
+// AfterCommand), completing the row Start made when there is one.
 func (r *Recorder) Command(ev tools.CommandEvent, res *runner.Result) {
-	err := Record(r.store, r.session, r.source, r.workspace, ev.Command, ev.Decision.Verdict.String(), ev.Decision.Rule, ev.Decision.Reason, res)
+	err := FinishCommand(r.store, ev.AuditID, r.session, r.source, r.workspace, ev.Command, ev.Decision.Verdict.String(), ev.Decision.Rule, ev.Decision.Reason, res)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.Err == nil {
@@ -148,8 +160,21 @@ func (r *Recorder) Command(ev tools.CommandEvent, res *runner.Result) {
 	}
 }
 
+// StartCommand records a command before it runs and returns its row for
+// FinishCommand; a rein that dies before then leaves it showing as
+// interrupted.
+func StartCommand(st *store.Store, sess *store.Session, source, workspace, command, verdict, rule, reason string) (int64, error) {
+	return st.Start(context.Background(), sess, store.Command{Source: source, Workspace: workspace, Command: command, Verdict: verdict, Rule: rule, Reason: reason})
+}
+
 // Record writes one command to the audit log; sess may be nil (rein exec).
 func Record(st *store.Store, sess *store.Session, source, workspace, command, verdict, rule, reason string, res *runner.Result) error {
+	return FinishCommand(st, 0, sess, source, workspace, command, verdict, rule, reason, res)
+}
+
+// FinishCommand completes row id (from StartCommand) with the command's outcome, or, when
+// id is 0, writes the whole record at once.
+func FinishCommand(st *store.Store, id int64, sess *store.Session, source, workspace, command, verdict, rule, reason string, res *runner.Result) error {
 	c := store.Command{Source: source, Workspace: workspace, Command: command, Verdict: verdict, Rule: rule, Reason: reason}
 	if res != nil {
 		c.TimedOut, c.DurationMS = res.TimedOut, res.DurationMS
@@ -161,6 +186,9 @@ func Record(st *store.Store, sess *store.Session, source, workspace, command, ve
 			// Allowed when vetted, stopped at run time.
 			c.Verdict, c.Rule, c.Reason = "deny", res.DeniedBy, res.Error
 		}
+	}
+	if id > 0 {
+		return st.Finish(context.Background(), id, c)
 	}
 	return st.Record(context.Background(), sess, c)
 }

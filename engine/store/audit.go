@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"os"
 	"strings"
 	"time"
 )
@@ -20,6 +21,48 @@ type Command struct {
 	ExitCode   *int      `json:"exit_code"`
 	TimedOut   bool      `json:"timed_out,omitempty"`
 	DurationMS int64     `json:"duration_ms"`
+	// State is "ended" for a finished (or refused) command, "running" while
+	// the rein that started it lives, and "interrupted" when that rein died
+	// before the command ended: it may have run on unwatched.
+	State string `json:"state"`
+}
+
+// Command states.
+const (
+	Ended       = "ended"
+	Running     = "running"
+	Interrupted = "interrupted"
+)
+
+// Start records a command about to run, before it runs, and returns its
+// row for Finish. Should rein die while it runs, the row stays "started"
+// and the audit shows the command as interrupted.
+func (s *Store) Start(ctx context.Context, sess *Session, c Command) (int64, error) {
+	var sid any
+	if sess != nil {
+		sid = sess.ID
+	}
+	var id int64
+	err := s.retry(ctx, func(tx *sql.Tx) error {
+		res, err := tx.Exec(`INSERT INTO commands (session_id, source, workspace, command, verdict, rule, reason, state, pid, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, 'started', ?, ?)`,
+			sid, c.Source, c.Workspace, c.Command, c.Verdict, c.Rule, c.Reason, os.Getpid(), now())
+		if err != nil {
+			return err
+		}
+		id, err = res.LastInsertId()
+		return err
+	})
+	return id, s.dbErrorOrNil(err)
+}
+
+// Finish completes a row Start made with the command's outcome.
+func (s *Store) Finish(ctx context.Context, id int64, c Command) error {
+	return s.dbErrorOrNil(s.retry(ctx, func(tx *sql.Tx) error {
+		_, err := tx.Exec(`UPDATE commands SET verdict = ?, rule = ?, reason = ?, exit_code = ?, timed_out = ?, duration_ms = ?, state = 'ended' WHERE id = ?`,
+			c.Verdict, c.Rule, c.Reason, c.ExitCode, c.TimedOut, c.DurationMS, id)
+		return err
+	}))
 }
 
 // Record adds a command to the audit log; sess may be nil.
@@ -47,7 +90,7 @@ type Filter struct {
 
 // Audit lists commands, oldest first.
 func (s *Store) Audit(ctx context.Context, f Filter) ([]Command, error) {
-	q := `SELECT c.created_at, COALESCE(s.name, ''), c.source, c.workspace, c.command, c.verdict, c.rule, c.reason, c.exit_code, c.timed_out, c.duration_ms
+	q := `SELECT c.created_at, COALESCE(s.name, ''), c.source, c.workspace, c.command, c.verdict, c.rule, c.reason, c.exit_code, c.timed_out, c.duration_ms, c.state, c.pid
 		FROM commands c LEFT JOIN sessions s ON s.id = c.session_id`
 	var where []string
 	var args []any
@@ -80,14 +123,20 @@ func (s *Store) Audit(ctx context.Context, f Filter) ([]Command, error) {
 	for rows.Next() {
 		var c Command
 		var t string
-		var exit sql.NullInt64
-		if err := rows.Scan(&t, &c.Session, &c.Source, &c.Workspace, &c.Command, &c.Verdict, &c.Rule, &c.Reason, &exit, &c.TimedOut, &c.DurationMS); err != nil {
+		var exit, pid sql.NullInt64
+		if err := rows.Scan(&t, &c.Session, &c.Source, &c.Workspace, &c.Command, &c.Verdict, &c.Rule, &c.Reason, &exit, &c.TimedOut, &c.DurationMS, &c.State, &pid); err != nil {
 			return nil, s.dbError(err)
 		}
 		c.Time, _ = time.Parse(time.RFC3339Nano, t)
 		if exit.Valid {
 			v := int(exit.Int64)
 			c.ExitCode = &v
+		}
+		if c.State != Ended {
+			c.State = Interrupted
+			if pid.Valid && processAlive(int(pid.Int64)) {
+				c.State = Running
+			}
 		}
 		out = append(out, c)
 	}

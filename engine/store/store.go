@@ -144,6 +144,10 @@ var migrations = []string{
 	);
 	CREATE INDEX commands_time ON commands (created_at);
 	CREATE INDEX commands_session ON commands (session_id);`,
+	// A command is recorded "started" before it runs and "ended" after, so
+	// one whose rein died shows as interrupted; pid is the rein that ran it.
+	`ALTER TABLE commands ADD COLUMN state TEXT NOT NULL DEFAULT 'ended';
+	ALTER TABLE commands ADD COLUMN pid INTEGER;`,
 }
 
 func (s *Store) migrate() error {

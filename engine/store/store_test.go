@@ -329,3 +329,50 @@ func TestKeptLogStaysSmall(t *testing.T) {
 		t.Errorf("want %d records ending with echo %d, got %d", runs, runs-1, len(got))
 	}
 }
+
+// A command recorded before it runs reads as running while its rein lives,
+// as interrupted once that rein is gone, and as ended with its exit once
+// finished.
+func TestStartedCommands(t *testing.T) {
+	s := open(t)
+	ctx := context.Background()
+	c := Command{Source: "exec", Workspace: "/w", Command: "sleep 20", Verdict: "allow", Rule: "allow[0]"}
+	live, err := s.Start(ctx, nil, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead, err := s.Start(ctx, nil, Command{Source: "exec", Workspace: "/w", Command: "sleep 30", Verdict: "allow"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A rein that died: a process id no process has.
+	if _, err := s.db.Exec(`UPDATE commands SET pid = ? WHERE id = ?`, 1<<30, dead); err != nil {
+		t.Fatal(err)
+	}
+	states := func() []string {
+		rows, err := s.Audit(ctx, Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range rows {
+			exit := "-"
+			if r.ExitCode != nil {
+				exit = fmt.Sprint(*r.ExitCode)
+			}
+			out = append(out, r.Command+" "+r.State+" "+exit)
+		}
+		return out
+	}
+	if got, want := strings.Join(states(), "; "), "sleep 20 running -; sleep 30 interrupted -"; got != want {
+		t.Errorf("before: %s, want %s", got, want)
+	}
+	code := 0
+	c.ExitCode, c.DurationMS = &code, 12
+	if err := s.Finish(ctx, live, c); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(states(), "; "), "sleep 20 ended 0; sleep 30 interrupted -"; got != want {
+		t.Errorf("after: %s, want %s", got, want)
+	}
+}

@@ -54,6 +54,13 @@ func (s *Set) execute(ctx context.Context, tool, command, reason string, d *poli
 	if s.opts.BeforeCommand != nil {
 		s.opts.BeforeCommand(ev)
 	}
+	if s.opts.StartCommand != nil {
+		inner := run
+		run = func(approved bool) *runner.Result {
+			ev.AuditID = s.opts.StartCommand(ev)
+			return inner(approved)
+		}
+	}
 	out := s.decideAndRun(ctx, ev, verdict, run)
 	if s.opts.AfterCommand != nil && out.Result != nil && !out.Pending {
 		s.opts.AfterCommand(ev, out.Result)

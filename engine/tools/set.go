@@ -71,6 +71,9 @@ type CommandEvent struct {
 	Reason   string
 	Decision *policy.Decision
 	DryRun   bool
+	// AuditID is what StartCommand returned for this command (0 when it was
+	// not run or nothing was started), for AfterCommand to complete.
+	AuditID int64
 }
 
 // Options configure a tool set.
@@ -88,6 +91,10 @@ type Options struct {
 	DryRun bool
 	// BeforeCommand sees each command with its decision before it runs.
 	BeforeCommand func(CommandEvent)
+	// StartCommand is told right before a command runs (after any
+	// approval), for the audit log's "started" record; its answer comes back
+	// in AfterCommand's event as AuditID.
+	StartCommand func(CommandEvent) int64
 	// AfterCommand sees each command's result (or refusal), for the audit log.
 	AfterCommand func(CommandEvent, *runner.Result)
 }
