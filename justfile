@@ -22,6 +22,10 @@ fuzz time="2m":
 oracle n="5000" seed="1":
     REIN_ORACLE_N={{n}} REIN_ORACLE_SEED={{seed}} go test ./engine/runner -run '^TestOracle$' -v -timeout 60m
 
+# The fault suite: rein killed at random points and under load, with its figures (default 50 kills)
+faults n="50":
+    REIN_FAULTS_N={{n}} go test ./cmd/rein -run '^TestFault' -v -count 1 | grep -E 'faults_|^(---|ok|FAIL)'
+
 # Fuzz the program table's parser and the awk reader (default 1 minute each)
 fuzz-parsers time="1m":
     go test ./engine/programs -run '^$' -fuzz '^FuzzParse$' -fuzztime {{time}}

@@ -207,3 +207,30 @@ func isBusy(err error) bool {
 func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }
 
 var errNoSession = errors.New("no such session")
+
+// Check runs SQLite's integrity check over the whole database: nil when it
+// is sound, else an error naming the file and the first problems found.
+func (s *Store) Check(ctx context.Context) error {
+	rows, err := s.db.QueryContext(ctx, `PRAGMA integrity_check`)
+	if err != nil {
+		return s.dbError(err)
+	}
+	defer rows.Close()
+	var problems []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return s.dbError(err)
+		}
+		if line != "ok" && len(problems) < 5 {
+			problems = append(problems, line)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return s.dbError(err)
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("database %s failed its integrity check: %s; move it aside to start a new one", s.path, strings.Join(problems, "; "))
+	}
+	return nil
+}
