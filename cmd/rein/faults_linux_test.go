@@ -179,7 +179,9 @@ func TestFaultConcurrentExec(t *testing.T) {
 		t.Fatal(err)
 	}
 	slices.Sort(latencies)
-	p := func(q float64) time.Duration { return latencies[int(q*float64(len(latencies)-1))].Round(time.Millisecond) }
+	p := func(q float64) time.Duration {
+		return latencies[int(q*float64(len(latencies)-1))].Round(time.Millisecond)
+	}
 	t.Logf("%d concurrent rein exec into one database: errors %d (must be 0), \"database is locked\" %d (must be 0), audit records %d of %d, latency p50 %s p99 %s",
 		n, len(failures), locked, len(rows), n, p(0.5), p(0.99))
 	if len(failures) > 0 || locked > 0 || len(rows) != n {
