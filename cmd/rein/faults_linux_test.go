@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reinsh/rein/engine/report"
 	"github.com/reinsh/rein/engine/store"
 )
 
@@ -62,7 +63,13 @@ func TestFaultKillExec(t *testing.T) {
 	killed, leftBehind := 0, 0
 	for i := range n {
 		name := fmt.Sprintf("fault-%d", i)
-		cmd := exec.Command(os.Args[0], "--dir", dir, "exec", "sh -c 'sleep "+marker+" & sleep 0.04' "+name)
+		// Every other command would run on for seconds if rein's death
+		// went unheard; the rest end soon, so that some finish.
+		fg := "0.04"
+		if i%2 == 1 {
+			fg = marker
+		}
+		cmd := exec.Command(os.Args[0], "--dir", dir, "exec", "sh -c 'sleep "+marker+" & sleep "+fg+"' "+name)
 		cmd.Env = env
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -85,13 +92,22 @@ func TestFaultKillExec(t *testing.T) {
 				killed++
 			}
 		}
+		// A helper rein started just before it died may still be starting:
+		// none seen twice, 150 ms apart, or 3 s gone.
 		deadline := time.Now().Add(3 * time.Second)
-		for len(sleepers(marker)) > 0 && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
+		for clear := 0; clear < 2 && time.Now().Before(deadline); {
+			if len(sleepers(marker)) == 0 {
+				clear++
+				time.Sleep(150 * time.Millisecond)
+			} else {
+				clear = 0
+				time.Sleep(10 * time.Millisecond)
+			}
 		}
 		if left := sleepers(marker); len(left) > 0 {
 			leftBehind += len(left)
 			for _, pid := range left {
+				t.Logf("%s left process %d behind: %s", name, pid, processLine(pid))
 				syscall.Kill(pid, syscall.SIGKILL)
 			}
 		}
@@ -187,4 +203,247 @@ func TestFaultConcurrentExec(t *testing.T) {
 	if len(failures) > 0 || locked > 0 || len(rows) != n {
 		t.Errorf("failures: %s", strings.Join(failures, "\n"))
 	}
+}
+
+// Bad state on disk: each case gets a clear message naming the file (or
+// no message where rein can simply redo the work), never a crash, and the
+// person's command still runs where the damage is only to the audit log.
+func TestFaultBadState(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault suite: runs rein against damaged state")
+	}
+	type outcome struct {
+		ran  bool   // the command ran
+		code int    // rein's exit status
+		says string // what stderr must hold ("" for nothing)
+	}
+	for _, c := range []struct {
+		name   string
+		damage func(t *testing.T, db, cache, state string)
+		noCI   bool // recipe approval is checked (CI=true approves)
+		root   bool // skipped as root, whom permissions do not stop
+		exec   outcome
+		audit  outcome
+		kept   int // audit rows still readable after the damage (-1: none)
+	}{
+		{name: "corrupt database", damage: func(t *testing.T, db, _, _ string) {
+			writeFile(t, db, strings.Repeat("not a database ", 400))
+			os.Remove(db + "-wal")
+			os.Remove(db + "-shm")
+		}, exec: outcome{true, 0, "is corrupt"}, audit: outcome{false, 2, "is corrupt"}, kept: -1},
+		{name: "truncated database", damage: func(t *testing.T, db, _, _ string) {
+			if err := os.Truncate(db, 2048); err != nil {
+				t.Fatal(err)
+			}
+		}, exec: outcome{true, 0, "is corrupt"}, audit: outcome{false, 2, "is corrupt"}, kept: -1},
+		{name: "corrupt recipe cache", damage: func(t *testing.T, _, cache, _ string) {
+			files, _ := filepath.Glob(filepath.Join(cache, "recipes", "*"))
+			if len(files) == 0 {
+				t.Fatal("no compiled recipe in the cache")
+			}
+			for _, f := range files {
+				writeFile(t, f, "{\"truncated")
+			}
+		}, exec: outcome{true, 0, ""}, audit: outcome{true, 0, ""}, kept: 2},
+		{name: "corrupt approvals file", noCI: true, damage: func(t *testing.T, _, _, state string) {
+			writeFile(t, filepath.Join(state, "rein", "trusted.json"), "{\"recipes\": [")
+		}, exec: outcome{false, 2, "trusted.json are not valid JSON"}, audit: outcome{true, 0, ""}, kept: 1},
+		{name: "database on a read-only folder", root: true, damage: func(t *testing.T, db, _, _ string) {
+			os.Chmod(filepath.Dir(db), 0o555)
+			t.Cleanup(func() { os.Chmod(filepath.Dir(db), 0o755) })
+		}, exec: outcome{true, 0, "not audited"}, audit: outcome{true, 0, ""}, kept: 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.root && os.Geteuid() == 0 {
+				t.Skip("running as root, whom file permissions do not stop")
+			}
+			dir, db, env := faultSetup(t)
+			cache, state := t.TempDir(), t.TempDir()
+			env = append(env, "REIN_CACHE_DIR="+cache, "XDG_STATE_HOME="+state)
+			rein := func(args ...string) (string, string, int) {
+				cmd := exec.Command(os.Args[0], append([]string{"--dir", dir}, args...)...)
+				cmd.Env = env
+				if c.noCI {
+					cmd.Env = append(env, "CI=")
+				}
+				var out, errOut strings.Builder
+				cmd.Stdout, cmd.Stderr = &out, &errOut
+				err := cmd.Run()
+				code := 0
+				if ee, ok := err.(*exec.ExitError); ok {
+					code = ee.ExitCode()
+				} else if err != nil {
+					t.Fatal(err)
+				}
+				if s := errOut.String(); strings.Contains(s, "panic:") || strings.Contains(s, "goroutine ") {
+					t.Fatalf("rein %s crashed:\n%s", strings.Join(args, " "), s)
+				}
+				return out.String(), errOut.String(), code
+			}
+			// A healthy first run (its last close leaves every record in the
+			// database file itself): a record, a compiled recipe, an approval.
+			if c.noCI {
+				if _, errOut, code := rein("trust"); code != 0 {
+					t.Fatalf("rein trust: exit %d: %s", code, errOut)
+				}
+			}
+			if _, errOut, code := rein("exec", "echo before"); code != 0 {
+				t.Fatalf("healthy run: exit %d: %s", code, errOut)
+			}
+			c.damage(t, db, cache, state)
+			check := func(what string, want outcome, args ...string) string {
+				out, errOut, code := rein(args...)
+				if code != want.code || want.says != "" && !strings.Contains(errOut, want.says) || want.says == "" && errOut != "" {
+					t.Errorf("%s: exit %d, stderr %q; want exit %d saying %q", what, code, errOut, want.code, want.says)
+				}
+				if want.says != "" && !strings.Contains(errOut, filepath.Base(db)) && !strings.Contains(errOut, "trusted.json") {
+					t.Errorf("%s: the message names no file: %s", what, errOut)
+				}
+				return out
+			}
+			if out := check("exec", c.exec, "exec", "echo after"); strings.Contains(out, "after") != c.exec.ran {
+				t.Errorf("exec ran: %v, want %v (%q)", !c.exec.ran, c.exec.ran, out)
+			}
+			out := check("audit", c.audit, "audit", "--json")
+			if rows := strings.Count(out, "\n"); c.kept >= 0 && rows != c.kept {
+				t.Errorf("audit kept %d rows, want %d:\n%s", rows, c.kept, out)
+			}
+		})
+	}
+}
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A full disk under the database: the command still runs, the warning says
+// the disk is full, and the records already there stay readable. The disk
+// is a small tmpfs mounted in a mount namespace of the test's own (unshare
+// -m), where this test runs itself again to do the work.
+func TestFaultFullDisk(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault suite: runs rein on a full disk")
+	}
+	if disk := os.Getenv("REIN_FAULT_DISK"); disk != "" {
+		fullDisk(t, disk)
+		return
+	}
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Skip("no unshare here to mount a small disk")
+	}
+	disk := t.TempDir()
+	probe := exec.Command(unshare, "-m", "--propagation", "private", "mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", disk)
+	if out, err := probe.CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a small tmpfs here (%v: %s)", err, strings.TrimSpace(string(out)))
+	}
+	// $0 is the folder, the rest the test binary and its flags.
+	inner := exec.Command(unshare, "-m", "--propagation", "private", "sh", "-c", `mount -t tmpfs -o size=512k tmpfs "$0" && exec "$@"`,
+		disk, os.Args[0], "-test.run", "^TestFaultFullDisk$", "-test.v")
+	inner.Env = append(os.Environ(), "REIN_FAULT_DISK="+disk)
+	out, err := inner.CombinedOutput()
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.Contains(line, "faults_linux_test.go") {
+			t.Log(strings.TrimSpace(line))
+		}
+	}
+	if err != nil {
+		t.Fatalf("on a full disk: %v\n%s", err, out)
+	}
+}
+
+func fullDisk(t *testing.T, disk string) {
+	dir, _, env := faultSetup(t)
+	db := filepath.Join(disk, "rein.db")
+	env = append(env, "REIN_DB="+db)
+	rein := func(args ...string) (string, string) {
+		cmd := exec.Command(os.Args[0], append([]string{"--dir", dir}, args...)...)
+		cmd.Env = env
+		var out, errOut strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		err := cmd.Run()
+		if s := errOut.String(); strings.Contains(s, "panic:") || strings.Contains(s, "goroutine ") {
+			t.Fatalf("rein %s crashed:\n%s", strings.Join(args, " "), s)
+		}
+		if _, ok := err.(*exec.ExitError); err != nil && !ok {
+			t.Fatal(err)
+		}
+		return out.String(), errOut.String()
+	}
+	for i := range 3 {
+		if _, errOut := rein("exec", fmt.Sprintf("echo before-%d", i)); errOut != "" {
+			t.Fatalf("before the disk filled: %s", errOut)
+		}
+	}
+	// Fill what is left.
+	f, err := os.Create(filepath.Join(disk, "filler"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := make([]byte, 4096)
+	for {
+		if _, err := f.Write(block); err != nil {
+			break
+		}
+	}
+	f.Close()
+	// The log's pages already on disk still take some records; the
+	// rest must each be refused with a warning, never lost in silence.
+	const n = 20
+	warned := map[string]bool{}
+	for i := range n {
+		name := fmt.Sprintf("after-%d", i)
+		// A long word: each record needs pages of its own.
+		out, errOut := rein("exec", "echo "+name+" "+strings.Repeat("x", 3000))
+		if !strings.Contains(out, name) {
+			t.Errorf("the command did not run on a full disk: %q %q", out, errOut)
+		}
+		if errOut != "" {
+			if !strings.Contains(errOut, "disk is full") || !strings.Contains(errOut, db) {
+				t.Errorf("the warning does not say the disk at %s is full: %q", db, errOut)
+			}
+			warned[name] = true
+		}
+	}
+	out, errOut := rein("audit", "--json")
+	kept := strings.Count(out, "before-")
+	audited, lost := 0, 0
+	for i := range n {
+		name := fmt.Sprintf("after-%d", i)
+		switch {
+		case strings.Contains(out, "echo "+name+" "):
+			audited++
+		case !warned[name]:
+			lost++
+		}
+	}
+	t.Logf("full disk under the database: %d commands run, %d audited, %d refused with \"disk is full\", %d lost in silence (must be 0); earlier records still readable: %d of 3 (must be 3)",
+		n, audited, len(warned), lost, kept)
+	if kept != 3 || lost > 0 || len(warned) == 0 {
+		t.Errorf("records readable after the disk filled: %d of 3; lost %d; warned %d (%s)", kept, lost, len(warned), errOut)
+	}
+}
+
+// processLine describes a process and its parents, for a failure message.
+func processLine(pid int) string {
+	var parts []string
+	for pid > 1 && len(parts) < 4 {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			break
+		}
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		// pid (comm) state ppid ...
+		fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		wchan, _ := os.ReadFile(fmt.Sprintf("/proc/%d/wchan", pid))
+		parts = append(parts, fmt.Sprintf("%d %s %s %q", pid, fields[0], wchan, report.Clip(strings.ReplaceAll(string(cmdline), "\x00", " "), 60)))
+		if len(fields) < 2 {
+			break
+		}
+		pid, _ = strconv.Atoi(fields[1])
+	}
+	return strings.Join(parts, " <- ")
 }

@@ -77,7 +77,7 @@ func Main(args []string) {
 	if supervised {
 		// Nothing to flush; os.Exit's hooks would hold the command's end
 		// back (a second, in a race-enabled build).
-		syscall.Exit(supervise(path, argv))
+		syscall.Exit(supervise(path, argv, c.Parent))
 	}
 	err := syscall.Exec(path, argv, os.Environ())
 	fail(fmt.Sprintf("%s: %v", argv[0], err))

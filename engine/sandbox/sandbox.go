@@ -58,6 +58,11 @@ type Config struct {
 	// sandbox (mode off, or none to be had): what the program leaves is
 	// killed when it ends, and all of it when rein dies.
 	Supervise bool `json:"supervise,omitempty"`
+	// Parent is the rein that starts a supervising helper. The kernel's
+	// word that rein died can reach the helper before it listens, and is
+	// then lost: once listening, a helper whose parent is no longer this
+	// one starts nothing.
+	Parent int `json:"parent,omitempty"`
 }
 
 // Limits are resource limits for the executed program (0 = none).
@@ -234,6 +239,11 @@ func (c Config) WithoutNamespaces(st Status) (Config, error) {
 // Command returns the helper invocation that runs argv (program at path)
 // under c.
 func (c *Config) Command(self, path string, argv []string) (string, []string, error) {
+	if c.Supervised() {
+		cc := *c
+		cc.Parent = os.Getpid()
+		c = &cc
+	}
 	b, err := json.Marshal(c)
 	if err != nil {
 		return "", nil, err

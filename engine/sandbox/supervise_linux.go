@@ -28,13 +28,18 @@ import (
 // from one thread: Landlock was applied to each of the helper's threads on
 // its own, which gives each a domain of its own, and scoped signals do not
 // cross from one domain to another.
-func supervise(path string, argv []string) int {
+func supervise(path string, argv []string, parent int) int {
 	runtime.LockOSThread()
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		fail("cannot watch the program's children: " + err.Error())
 	}
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, EndSignal)
+	// rein's death signal, sent before the line above, was ignored: when
+	// rein is gone already, start nothing.
+	if parent > 0 && os.Getppid() != parent {
+		fail("rein ended before the program started")
+	}
 	p, err := os.StartProcess(path, argv, &os.ProcAttr{Env: os.Environ(), Files: []*os.File{os.Stdin, os.Stdout, os.Stderr}})
 	if err != nil {
 		fail(fmt.Sprintf("%s: %v", argv[0], unwrapPathError(err)))
