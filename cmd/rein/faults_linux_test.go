@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/reinsh/rein/engine/report"
 	"github.com/reinsh/rein/engine/store"
 )
@@ -446,4 +447,77 @@ func processLine(pid int) string {
 		pid, _ = strconv.Atoi(fields[1])
 	}
 	return strings.Join(parts, " <- ")
+}
+
+// One MCP client, 200 tool calls, 16 in flight, into one rein mcp: none may
+// fail or find the database locked, and every call is audited.
+func TestFaultMCPLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault suite: loads rein mcp")
+	}
+	dir, db, env := faultSetup(t)
+	cmd := exec.Command(os.Args[0], "--dir", dir, "mcp")
+	cmd.Env = env
+	client := mcp.NewClient(&mcp.Implementation{Name: "faults", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const calls, inFlight = 200, 16
+	var (
+		mu        sync.Mutex
+		latencies []time.Duration
+		failures  []string
+		locked    int
+		wg        sync.WaitGroup
+	)
+	slots := make(chan struct{}, inFlight)
+	for i := range calls {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			start := time.Now()
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_command",
+				Arguments: map[string]any{"command": fmt.Sprintf("echo call-%d", i), "reason": "load"}})
+			took := time.Since(start)
+			mu.Lock()
+			defer mu.Unlock()
+			latencies = append(latencies, took)
+			var text strings.Builder
+			if res != nil {
+				for _, c := range res.Content {
+					if tc, ok := c.(*mcp.TextContent); ok {
+						text.WriteString(tc.Text)
+					}
+				}
+			}
+			if strings.Contains(text.String(), "locked") {
+				locked++
+			}
+			if err != nil || res.IsError || !strings.Contains(text.String(), fmt.Sprintf("call-%d", i)) {
+				failures = append(failures, fmt.Sprintf("call-%d: %v %s", i, err, report.Clip(text.String(), 200)))
+			}
+		}()
+	}
+	wg.Wait()
+	cs.Close()
+	st, err := store.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rows, err := st.Audit(context.Background(), store.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(latencies)
+	p := func(q float64) time.Duration {
+		return latencies[int(q*float64(len(latencies)-1))].Round(100 * time.Microsecond)
+	}
+	t.Logf("rein mcp, %d calls with %d in flight: errors %d (must be 0), \"database is locked\" %d (must be 0), audit records %d of %d, latency p50 %s p99 %s",
+		calls, inFlight, len(failures), locked, len(rows), calls, p(0.5), p(0.99))
+	if len(failures) > 0 || locked > 0 || len(rows) != calls {
+		t.Errorf("failures:\n%s", strings.Join(failures, "\n"))
+	}
 }
