@@ -93,25 +93,7 @@ func TestFaultKillExec(t *testing.T) {
 				killed++
 			}
 		}
-		// A helper rein started just before it died may still be starting:
-		// none seen twice, 150 ms apart, or 3 s gone.
-		deadline := time.Now().Add(3 * time.Second)
-		for clear := 0; clear < 2 && time.Now().Before(deadline); {
-			if len(sleepers(marker)) == 0 {
-				clear++
-				time.Sleep(150 * time.Millisecond)
-			} else {
-				clear = 0
-				time.Sleep(10 * time.Millisecond)
-			}
-		}
-		if left := sleepers(marker); len(left) > 0 {
-			leftBehind += len(left)
-			for _, pid := range left {
-				t.Logf("%s left process %d behind: %s", name, pid, processLine(pid))
-				syscall.Kill(pid, syscall.SIGKILL)
-			}
-		}
+		leftBehind += leftBehindBy(t, name, marker)
 	}
 	st, err := store.Open(db)
 	if err != nil {
@@ -519,5 +501,115 @@ func TestFaultMCPLoad(t *testing.T) {
 		calls, inFlight, len(failures), locked, len(rows), calls, p(0.5), p(0.99))
 	if len(failures) > 0 || locked > 0 || len(rows) != calls {
 		t.Errorf("failures:\n%s", strings.Join(failures, "\n"))
+	}
+}
+
+// leftBehindBy counts (and then kills) the processes whose command line
+// holds marker once a killed rein's have had time to go. A helper rein
+// started just before it died may still be starting: none seen twice,
+// 100 ms apart, or 3 s gone.
+func leftBehindBy(t *testing.T, name, marker string) int {
+	deadline := time.Now().Add(3 * time.Second)
+	for clear := 0; clear < 2 && time.Now().Before(deadline); {
+		if len(sleepers(marker)) == 0 {
+			clear++
+			time.Sleep(100 * time.Millisecond)
+		} else {
+			clear = 0
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	left := sleepers(marker)
+	for _, pid := range left {
+		t.Logf("%s left process %d behind: %s", name, pid, processLine(pid))
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	return len(left)
+}
+
+// SIGKILL of rein mcp while a tool call runs, at random points: nothing it
+// started may outlive it, the database must stay sound, and every call
+// answered before the kill must be audited as ended.
+func TestFaultKillMCP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault suite: starts and kills rein mcp")
+	}
+	dir, db, env := faultSetup(t)
+	const marker = "3.19"
+	n := faultRuns()
+	seed := uint64(time.Now().UnixNano())
+	rng := rand.New(rand.NewPCG(seed, 31))
+	var answered []string
+	killed, leftBehind := 0, 0
+	for i := range n {
+		name := fmt.Sprintf("mcp-%d", i)
+		fg := "0.04"
+		if i%2 == 1 {
+			fg = marker
+		}
+		cmd := exec.Command(os.Args[0], "--dir", dir, "mcp")
+		cmd.Env = env
+		client := mcp.NewClient(&mcp.Implementation{Name: "faults", Version: "1"}, nil)
+		cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan bool, 1)
+		go func() {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_command",
+				Arguments: map[string]any{"command": "sh -c 'sleep " + marker + " & sleep " + fg + "' " + name, "reason": "faults"}})
+			done <- err == nil && !res.IsError
+		}()
+		select {
+		case ok := <-done:
+			if !ok {
+				t.Fatalf("%s failed on its own", name)
+			}
+			answered = append(answered, name)
+		case <-time.After(time.Duration(rng.IntN(100)) * time.Millisecond):
+			cmd.Process.Signal(syscall.SIGKILL)
+			if ok := <-done; ok {
+				answered = append(answered, name)
+			} else {
+				killed++
+			}
+		}
+		cs.Close()
+		leftBehind += leftBehindBy(t, name, marker)
+	}
+	st, err := store.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	integrity := "ok"
+	if err := st.Check(context.Background()); err != nil {
+		integrity = err.Error()
+	}
+	rows, err := st.Audit(context.Background(), store.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended, interrupted, running := map[string]bool{}, 0, 0
+	for _, r := range rows {
+		switch r.State {
+		case store.Ended:
+			ended[r.Command[strings.LastIndex(r.Command, " ")+1:]] = true
+		case store.Interrupted:
+			interrupted++
+		case store.Running:
+			running++
+		}
+	}
+	lost := 0
+	for _, name := range answered {
+		if !ended[name] {
+			lost++
+		}
+	}
+	t.Logf("rein mcp killed during a tool call at random points (seed %d): %d runs, %d killed, %d answered; processes left behind: %d (must be 0); integrity_check: %s; answered calls missing from the audit: %d (must be 0); audited as interrupted: %d; still running: %d (must be 0)",
+		seed, n, killed, len(answered), leftBehind, integrity, lost, interrupted, running)
+	if leftBehind > 0 || integrity != "ok" || lost > 0 || running > 0 {
+		t.Fail()
 	}
 }
