@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/reinsh/rein/engine/message"
 	"github.com/reinsh/rein/engine/report"
 	"github.com/reinsh/rein/engine/store"
 )
@@ -611,5 +612,57 @@ func TestFaultKillMCP(t *testing.T) {
 		seed, n, killed, len(answered), leftBehind, integrity, lost, interrupted, running)
 	if leftBehind > 0 || integrity != "ok" || lost > 0 || running > 0 {
 		t.Fail()
+	}
+}
+
+// A session of 10,000 events: every append commits durably with no error,
+// and the whole session reads back, in order, for rein log and --session.
+func TestFaultLongSession(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault suite: writes a 10,000-event session")
+	}
+	st, err := store.Open(filepath.Join(t.TempDir(), "rein.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	sess, err := st.Session(ctx, "long", "/w", "m", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 10000
+	kinds := []message.Kind{message.User, message.Assistant, message.ToolCall, message.ToolResult}
+	latencies := make([]time.Duration, 0, n)
+	errs := 0
+	for i := range n {
+		start := time.Now()
+		if err := st.Append(ctx, sess, message.Message{Kind: kinds[i%len(kinds)], Content: fmt.Sprintf("event %d %s", i, strings.Repeat("x", 200))}); err != nil {
+			errs++
+			t.Errorf("append %d: %v", i, err)
+		}
+		latencies = append(latencies, time.Since(start))
+	}
+	start := time.Now()
+	events, err := st.Events(ctx, sess)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readAll := time.Since(start)
+	inOrder := len(events) == n
+	for i, e := range events {
+		if e.Seq != i+1 || !strings.HasPrefix(e.Content, fmt.Sprintf("event %d ", i)) {
+			inOrder = false
+			break
+		}
+	}
+	slices.Sort(latencies)
+	p := func(q float64) time.Duration {
+		return latencies[int(q*float64(len(latencies)-1))].Round(10 * time.Microsecond)
+	}
+	t.Logf("a session of %d events: errors %d (must be 0), append p50 %s p99 %s, all read back in order: %v in %s",
+		n, errs, p(0.5), p(0.99), inOrder, readAll.Round(time.Millisecond))
+	if !inOrder {
+		t.Errorf("read back %d events, not %d in order", len(events), n)
 	}
 }
