@@ -4,11 +4,16 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -664,5 +669,110 @@ func TestFaultLongSession(t *testing.T) {
 		n, errs, p(0.5), p(0.99), inOrder, readAll.Round(time.Millisecond))
 	if !inOrder {
 		t.Errorf("read back %d events, not %d in order", len(events), n)
+	}
+}
+
+// SIGKILL of rein ask at random points of a turn (the model's call, the
+// command, the session's writes): nothing it started may outlive it, the
+// database must stay sound, every session must read back, and every
+// finished ask's command must be audited as ended.
+func TestFaultKillAsk(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault suite: starts and kills rein ask")
+	}
+	dir, db, env := faultSetup(t)
+	const marker = "3.23"
+	nameRe := regexp.MustCompile(`ask-[0-9]+`)
+	// A scripted model: run the question's command, then answer.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		if strings.Contains(string(b), `"role":"tool"`) {
+			io.WriteString(w, sseText("done"))
+			return
+		}
+		name := nameRe.FindString(string(b))
+		fg := "0.04"
+		if i, _ := strconv.Atoi(strings.TrimPrefix(name, "ask-")); i%2 == 1 {
+			fg = marker
+		}
+		args, _ := json.Marshal(map[string]string{"command": "sh -c 'sleep " + marker + " & sleep " + fg + "' " + name, "reason": "faults"})
+		io.WriteString(w, sseCall("run_command", string(args)))
+	}))
+	defer srv.Close()
+	n := faultRuns()
+	seed := uint64(time.Now().UnixNano())
+	rng := rand.New(rand.NewPCG(seed, 37))
+	var finished []string
+	killed, leftBehind := 0, 0
+	for i := range n {
+		name := fmt.Sprintf("ask-%d", i)
+		cmd := exec.Command(os.Args[0], "--dir", dir, "ask", "--model", "openai-compatible:m", "--base-url", srv.URL, name)
+		cmd.Env = env
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("%s ended on its own with %v", name, err)
+			}
+			finished = append(finished, name)
+		case <-time.After(time.Duration(rng.IntN(150)) * time.Millisecond):
+			cmd.Process.Signal(syscall.SIGKILL)
+			if err := <-done; err == nil {
+				finished = append(finished, name)
+			} else {
+				killed++
+			}
+		}
+		leftBehind += leftBehindBy(t, name, marker)
+	}
+	st, err := store.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	integrity := "ok"
+	if err := st.Check(ctx); err != nil {
+		integrity = err.Error()
+	}
+	sessions, err := st.Sessions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unreadable := 0
+	for i := range sessions {
+		if _, err := st.Messages(ctx, &sessions[i]); err != nil {
+			unreadable++
+			t.Errorf("session %s: %v", sessions[i].Name, err)
+		}
+	}
+	rows, err := st.Audit(ctx, store.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended, running := map[string]bool{}, 0
+	for _, r := range rows {
+		switch r.State {
+		case store.Ended:
+			ended[r.Command[strings.LastIndex(r.Command, " ")+1:]] = true
+		case store.Running:
+			running++
+		}
+	}
+	lost := 0
+	for _, name := range finished {
+		if !ended[name] {
+			lost++
+		}
+	}
+	t.Logf("rein ask killed at random points (seed %d): %d runs, %d killed, %d finished; processes left behind: %d (must be 0); integrity_check: %s; sessions %d, unreadable %d (must be 0); finished asks' commands missing from the audit: %d (must be 0); still running: %d (must be 0)",
+		seed, n, killed, len(finished), leftBehind, integrity, len(sessions), unreadable, lost, running)
+	if leftBehind > 0 || integrity != "ok" || lost > 0 || running > 0 {
+		t.Fail()
 	}
 }
