@@ -172,8 +172,8 @@ func Record(st *store.Store, sess *store.Session, source, workspace, command, ve
 	return FinishCommand(st, 0, sess, source, workspace, command, verdict, rule, reason, res)
 }
 
-// FinishCommand completes row id (from StartCommand) with the command's outcome, or, when
-// id is 0, writes the whole record at once.
+// FinishCommand completes row id (from StartCommand) with the command's
+// outcome, or, when id is 0, writes the whole record at once.
 func FinishCommand(st *store.Store, id int64, sess *store.Session, source, workspace, command, verdict, rule, reason string, res *runner.Result) error {
 	c := store.Command{Source: source, Workspace: workspace, Command: command, Verdict: verdict, Rule: rule, Reason: reason}
 	if res != nil {
