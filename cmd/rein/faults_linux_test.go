@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -34,7 +35,7 @@ import (
 
 // faultRecipe lets the suite's commands run without a sandbox, so that a
 // command left behind would be seen, not hidden by one.
-const faultRecipe = `{ allow: ['sleep *', 'sh *', 'echo *'], shell: { background: 'allow' }, sandbox: { mode: 'off' } }`
+const faultRecipe = `{ allow: ['sleep *', 'sh *', 'echo *', 'head *'], shell: { background: 'allow' }, sandbox: { mode: 'off' } }`
 
 func faultSetup(t *testing.T) (dir, db string, env []string) {
 	dir = t.TempDir()
@@ -775,4 +776,152 @@ func TestFaultKillAsk(t *testing.T) {
 	if leftBehind > 0 || integrity != "ok" || lost > 0 || running > 0 {
 		t.Fail()
 	}
+}
+
+// Bad input at the front doors: each gets an answer, never a crash, and the
+// door still works after it.
+func TestFaultBadInput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault suite: feeds rein bad input")
+	}
+	dir, _, env := faultSetup(t)
+	crashed := func(t *testing.T, what, out string) {
+		t.Helper()
+		if strings.Contains(out, "panic:") || strings.Contains(out, "goroutine ") {
+			t.Fatalf("%s crashed rein:\n%s", what, report.Clip(out, 2000))
+		}
+	}
+	t.Run("malformed JSON-RPC to rein mcp", func(t *testing.T) {
+		cmd := exec.Command(os.Args[0], "--dir", dir, "mcp")
+		cmd.Env = env
+		// Not JSON, cut JSON, a wrong version, a bad method, NUL and invalid
+		// UTF-8, then a proper exchange that must still be answered.
+		input := strings.Join([]string{
+			`this is not json`,
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{`,
+			`{"jsonrpc":"1.0","id":2,"method":"tools/list"}`,
+			`{"jsonrpc":"2.0","id":3,"method":"no/such/method"}`,
+			"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\",\"params\":{\"x\":\"\x00\xff\xfe\"}}",
+			`{"jsonrpc":"2.0","id":5,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+			`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+			`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"run_command","arguments":{"command":"echo a\u0000b \udcff","reason":"x"}}}`,
+			`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"run_command","arguments":{"command":"echo still-here","reason":"x"}}}`,
+		}, "\n") + "\n"
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out, errOut strings.Builder
+		cmd.Stderr = &errOut
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// A client keeps its end open until it has its answers.
+		last := make(chan struct{})
+		read := make(chan struct{})
+		go func() {
+			defer close(read)
+			sc := bufio.NewScanner(stdout)
+			sc.Buffer(nil, 1<<20)
+			six, seven := false, false
+			for sc.Scan() {
+				out.WriteString(sc.Text() + "\n")
+				done := six && seven
+				six = six || strings.Contains(sc.Text(), `"id":6`)
+				seven = seven || strings.Contains(sc.Text(), `"id":7`)
+				if !done && six && seven {
+					close(last)
+				}
+			}
+		}()
+		io.WriteString(stdin, input)
+		select {
+		case <-last:
+		case <-time.After(20 * time.Second):
+			t.Errorf("no answer to the two calls:\n%s", out.String())
+		}
+		stdin.Close()
+		done := make(chan error, 1)
+		go func() { <-read; done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			cmd.Process.Kill()
+			t.Fatalf("rein mcp did not end when its input did:\n%s", errOut.String())
+		}
+		crashed(t, "malformed JSON-RPC", errOut.String())
+		t.Logf("malformed JSON-RPC: %d lines in, stderr %q", strings.Count(input, "\n"), report.Clip(errOut.String(), 300))
+		answers := map[float64]bool{}
+		for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+			var m struct {
+				ID    any
+				Error *struct{ Code int }
+			}
+			if err := json.Unmarshal([]byte(line), &m); err != nil {
+				t.Errorf("rein mcp wrote a line that is not JSON: %q", line)
+			}
+			if id, ok := m.ID.(float64); ok {
+				answers[id] = true
+			}
+		}
+		if errs := strings.Count(out.String(), "-32700") + strings.Count(out.String(), "-32600"); !answers[2] || !answers[6] || !answers[7] || errs < 4 {
+			t.Errorf("not every message was answered (ids %v; parse errors and invalid requests %d):\n%s", answers, errs, out.String())
+		}
+		if !strings.Contains(out.String(), "still-here") {
+			t.Errorf("after bad input, a proper call was not answered:\nstdout %s\nstderr %s", out.String(), errOut.String())
+		}
+	})
+	t.Run("a model stream cut mid-event", func(t *testing.T) {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			full := sseText("a whole answer that never arrives")
+			io.WriteString(w, full[:len(full)/3])
+		}))
+		defer srv.Close()
+		cmd := exec.Command(os.Args[0], "--dir", dir, "ask", "--model", "openai-compatible:m", "--base-url", srv.URL, "cut")
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		crashed(t, "a cut stream", string(out))
+		t.Logf("cut model stream: %v: %s", err, report.Clip(strings.TrimSpace(string(out)), 300))
+		if err == nil || !strings.Contains(string(out), "rein:") {
+			t.Errorf("a cut stream was not reported as an error: %v\n%s", err, out)
+		}
+	})
+	t.Run("a 100 MB tool output", func(t *testing.T) {
+		cmd := exec.Command(os.Args[0], "--dir", dir, "exec", "--json", "head -c 100000000 /dev/zero")
+		cmd.Env = env
+		start := time.Now()
+		out, err := cmd.Output()
+		var res struct {
+			Stdout    string `json:"stdout"`
+			Truncated bool   `json:"truncated"`
+			Stopped   string `json:"stopped"`
+		}
+		if jerr := json.Unmarshal(out, &res); jerr != nil {
+			t.Fatalf("not a result (%v, %v): %s", err, jerr, report.Clip(string(out), 300))
+		}
+		t.Logf("100 MB of output: kept %d bytes, truncated %v, stopped %q, in %s", len(res.Stdout), res.Truncated, res.Stopped, time.Since(start).Round(time.Millisecond))
+		if len(res.Stdout) > 2<<20 || !res.Truncated && res.Stopped == "" {
+			t.Errorf("100 MB of output was not capped: %d bytes kept", len(res.Stdout))
+		}
+	})
+	t.Run("NUL and invalid UTF-8 in commands and outputs", func(t *testing.T) {
+		// (A NUL cannot reach rein in an argument; through MCP it is above.)
+		for _, c := range []string{"echo \xff\xfe bad", "head -c 64 /dev/urandom"} {
+			cmd := exec.Command(os.Args[0], "--dir", dir, "exec", "--json", c)
+			cmd.Env = env
+			var out, errOut strings.Builder
+			cmd.Stdout, cmd.Stderr = &out, &errOut
+			err := cmd.Run()
+			crashed(t, fmt.Sprintf("%q", c), errOut.String())
+			if out.Len() > 0 && !json.Valid([]byte(out.String())) {
+				t.Errorf("%q: the result is not valid JSON: %q", c, out.String())
+			}
+			t.Logf("%q: %v, %s", c, err, report.Clip(strings.TrimSpace(out.String()+errOut.String()), 160))
+		}
+	})
 }

@@ -70,7 +70,8 @@ func (c *mcpCmd) Run(g *Globals, e *env) error {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "rein mcp: serving %s's tools on stdio (session %s)\n", r.Workspace, name)
-	err = srv.Run(ctx, &mcp.StdioTransport{})
+	in, out := mcpserver.Lines(os.Stdin, os.Stdout)
+	err = srv.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
 	if rec.Err != nil {
 		fmt.Fprintf(e.stderr, "rein mcp: the session could not be saved: %v\n", rec.Err)
 	}
