@@ -317,8 +317,25 @@ func TestFaultFullDisk(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fault suite: runs rein on a full disk")
 	}
+	onPrivateDisk(t, "TestFaultFullDisk", fullDisk)
+}
+
+// A database on a disk that turned read-only (so that even root cannot
+// write): the command still runs, the warning names the file, and the
+// records there stay readable.
+func TestFaultReadOnlyDisk(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault suite: runs rein on a read-only disk")
+	}
+	onPrivateDisk(t, "TestFaultReadOnlyDisk", readOnlyDisk)
+}
+
+// onPrivateDisk runs the test again inside a mount namespace of its own
+// (unshare -m) with a 512 KiB tmpfs mounted for it, where inner does the
+// work; outside, it skips with the reason when no such disk can be had.
+func onPrivateDisk(t *testing.T, name string, inner func(t *testing.T, disk string)) {
 	if disk := os.Getenv("REIN_FAULT_DISK"); disk != "" {
-		fullDisk(t, disk)
+		inner(t, disk)
 		return
 	}
 	unshare, err := exec.LookPath("unshare")
@@ -331,17 +348,55 @@ func TestFaultFullDisk(t *testing.T) {
 		t.Skipf("cannot mount a small tmpfs here (%v: %s)", err, strings.TrimSpace(string(out)))
 	}
 	// $0 is the folder, the rest the test binary and its flags.
-	inner := exec.Command(unshare, "-m", "--propagation", "private", "sh", "-c", `mount -t tmpfs -o size=512k tmpfs "$0" && exec "$@"`,
-		disk, os.Args[0], "-test.run", "^TestFaultFullDisk$", "-test.v")
-	inner.Env = append(os.Environ(), "REIN_FAULT_DISK="+disk)
-	out, err := inner.CombinedOutput()
+	run := exec.Command(unshare, "-m", "--propagation", "private", "sh", "-c", `mount -t tmpfs -o size=512k tmpfs "$0" && exec "$@"`,
+		disk, os.Args[0], "-test.run", "^"+name+"$", "-test.v")
+	run.Env = append(os.Environ(), "REIN_FAULT_DISK="+disk)
+	out, err := run.CombinedOutput()
 	for _, line := range strings.Split(string(out), "\n") {
 		if strings.Contains(line, "faults_linux_test.go") {
 			t.Log(strings.TrimSpace(line))
 		}
 	}
 	if err != nil {
-		t.Fatalf("on a full disk: %v\n%s", err, out)
+		t.Fatalf("on a private disk: %v\n%s", err, out)
+	}
+}
+
+func readOnlyDisk(t *testing.T, disk string) {
+	dir, _, env := faultSetup(t)
+	db := filepath.Join(disk, "rein.db")
+	env = append(env, "REIN_DB="+db)
+	rein := func(args ...string) (string, string) {
+		cmd := exec.Command(os.Args[0], append([]string{"--dir", dir}, args...)...)
+		cmd.Env = env
+		var out, errOut strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		err := cmd.Run()
+		if s := errOut.String(); strings.Contains(s, "panic:") || strings.Contains(s, "goroutine ") {
+			t.Fatalf("rein %s crashed:\n%s", strings.Join(args, " "), s)
+		}
+		if _, ok := err.(*exec.ExitError); err != nil && !ok {
+			t.Fatal(err)
+		}
+		return out.String(), errOut.String()
+	}
+	for i := range 3 {
+		if _, errOut := rein("exec", fmt.Sprintf("echo before-%d", i)); errOut != "" {
+			t.Fatalf("before the disk turned read-only: %s", errOut)
+		}
+	}
+	if err := syscall.Mount("", disk, "", syscall.MS_REMOUNT|syscall.MS_RDONLY, ""); err != nil {
+		t.Fatalf("remount read-only: %v", err)
+	}
+	out, errOut := rein("exec", "echo after")
+	ran := strings.Contains(out, "after")
+	warned := strings.Contains(errOut, "not audited") && strings.Contains(errOut, db)
+	out, auditErr := rein("audit", "--json")
+	kept := strings.Count(out, "before-")
+	t.Logf("database on a read-only disk: the command ran: %v; warned naming the file: %v (%s); records still readable: %d of 3 (must be 3)%s",
+		ran, warned, report.Clip(strings.TrimSpace(errOut), 200), kept, report.Clip(strings.TrimSpace(auditErr), 200))
+	if !ran || !warned || kept != 3 {
+		t.Errorf("on a read-only disk: ran %v, warned %v, kept %d", ran, warned, kept)
 	}
 }
 

@@ -102,6 +102,8 @@ func (s *Store) dbError(err error) error {
 		return fmt.Errorf("database %s is corrupt (%v); move it aside to start a new one (your sessions are in that file)", path, err)
 	case strings.Contains(msg, "database is locked") || strings.Contains(msg, "SQLITE_BUSY"):
 		return fmt.Errorf("database %s is locked by another process for more than %s (%v); try again when it finishes", path, busyTimeout, err)
+	case strings.Contains(msg, "readonly database") || strings.Contains(msg, "read-only file system"):
+		return fmt.Errorf("database %s cannot be written: its folder or disk is read-only (%v); make it writable, or point --db (or REIN_DB) elsewhere", path, err)
 	case strings.Contains(msg, "disk is full") || strings.Contains(msg, "SQLITE_FULL"):
 		return fmt.Errorf("database %s: the disk is full; nothing was written (%v)", path, err)
 	}
