@@ -63,7 +63,7 @@ func TestFaultKillExec(t *testing.T) {
 		t.Skip("fault suite: starts and kills rein")
 	}
 	dir, db, env := faultSetup(t)
-	const marker = "3.17" // the background sleep each command leaves
+	marker := sleepMarker("3.17") // the background sleep each command leaves
 	n := faultRuns()
 	seed := uint64(time.Now().UnixNano())
 	rng := rand.New(rand.NewPCG(seed, 29))
@@ -79,62 +79,19 @@ func TestFaultKillExec(t *testing.T) {
 		}
 		cmd := exec.Command(os.Args[0], "--dir", dir, "exec", "sh -c 'sleep "+marker+" & sleep "+fg+"' "+name)
 		cmd.Env = env
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
 		// Startup, vetting, the started record, the command (40 ms) and the
 		// ended record all fall inside this window.
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatalf("%s ended on its own with %v", name, err)
-			}
+		if runOrKill(t, cmd, time.Duration(rng.IntN(120))*time.Millisecond) {
 			finished = append(finished, name)
-		case <-time.After(time.Duration(rng.IntN(120)) * time.Millisecond):
-			cmd.Process.Signal(syscall.SIGKILL)
-			if err := <-done; err == nil {
-				finished = append(finished, name) // it ended just before the kill
-			} else {
-				killed++
-			}
+		} else {
+			killed++
 		}
 		leftBehind += leftBehindBy(t, name, marker)
 	}
-	st, err := store.Open(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	integrity := "ok"
-	if err := st.Check(context.Background()); err != nil {
-		integrity = err.Error()
-	}
-	rows, err := st.Audit(context.Background(), store.Filter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ended, interrupted, running := map[string]bool{}, 0, 0
-	for _, r := range rows {
-		switch r.State {
-		case store.Ended:
-			ended[r.Command[strings.LastIndex(r.Command, " ")+1:]] = true
-		case store.Interrupted:
-			interrupted++
-		case store.Running:
-			running++
-		}
-	}
-	lost := 0
-	for _, name := range finished {
-		if !ended[name] {
-			lost++
-		}
-	}
+	k := tallyKills(t, db, finished)
 	t.Logf("rein exec killed at random points (seed %d): %d runs, %d killed, %d finished; processes left behind: %d (must be 0); integrity_check: %s; finished commands missing from the audit: %d (must be 0); audited as interrupted: %d; still running: %d (must be 0)",
-		seed, n, killed, len(finished), leftBehind, integrity, lost, interrupted, running)
-	if leftBehind > 0 || integrity != "ok" || lost > 0 || running > 0 {
+		seed, n, killed, len(finished), leftBehind, k.integrity, k.lost, k.interrupted, k.running)
+	if leftBehind > 0 || k.integrity != "ok" || k.lost > 0 || k.running > 0 {
 		t.Fail()
 	}
 }
@@ -366,20 +323,7 @@ func readOnlyDisk(t *testing.T, disk string) {
 	dir, _, env := faultSetup(t)
 	db := filepath.Join(disk, "rein.db")
 	env = append(env, "REIN_DB="+db)
-	rein := func(args ...string) (string, string) {
-		cmd := exec.Command(os.Args[0], append([]string{"--dir", dir}, args...)...)
-		cmd.Env = env
-		var out, errOut strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &errOut
-		err := cmd.Run()
-		if s := errOut.String(); strings.Contains(s, "panic:") || strings.Contains(s, "goroutine ") {
-			t.Fatalf("rein %s crashed:\n%s", strings.Join(args, " "), s)
-		}
-		if _, ok := err.(*exec.ExitError); err != nil && !ok {
-			t.Fatal(err)
-		}
-		return out.String(), errOut.String()
-	}
+	rein := func(args ...string) (string, string) { return reinOn(t, dir, env, args...) }
 	for i := range 3 {
 		if _, errOut := rein("exec", fmt.Sprintf("echo before-%d", i)); errOut != "" {
 			t.Fatalf("before the disk turned read-only: %s", errOut)
@@ -404,20 +348,7 @@ func fullDisk(t *testing.T, disk string) {
 	dir, _, env := faultSetup(t)
 	db := filepath.Join(disk, "rein.db")
 	env = append(env, "REIN_DB="+db)
-	rein := func(args ...string) (string, string) {
-		cmd := exec.Command(os.Args[0], append([]string{"--dir", dir}, args...)...)
-		cmd.Env = env
-		var out, errOut strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &errOut
-		err := cmd.Run()
-		if s := errOut.String(); strings.Contains(s, "panic:") || strings.Contains(s, "goroutine ") {
-			t.Fatalf("rein %s crashed:\n%s", strings.Join(args, " "), s)
-		}
-		if _, ok := err.(*exec.ExitError); err != nil && !ok {
-			t.Fatal(err)
-		}
-		return out.String(), errOut.String()
-	}
+	rein := func(args ...string) (string, string) { return reinOn(t, dir, env, args...) }
 	for i := range 3 {
 		if _, errOut := rein("exec", fmt.Sprintf("echo before-%d", i)); errOut != "" {
 			t.Fatalf("before the disk filled: %s", errOut)
@@ -597,7 +528,7 @@ func TestFaultKillMCP(t *testing.T) {
 		t.Skip("fault suite: starts and kills rein mcp")
 	}
 	dir, db, env := faultSetup(t)
-	const marker = "3.19"
+	marker := sleepMarker("3.19")
 	n := faultRuns()
 	seed := uint64(time.Now().UnixNano())
 	rng := rand.New(rand.NewPCG(seed, 31))
@@ -639,39 +570,10 @@ func TestFaultKillMCP(t *testing.T) {
 		cs.Close()
 		leftBehind += leftBehindBy(t, name, marker)
 	}
-	st, err := store.Open(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	integrity := "ok"
-	if err := st.Check(context.Background()); err != nil {
-		integrity = err.Error()
-	}
-	rows, err := st.Audit(context.Background(), store.Filter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ended, interrupted, running := map[string]bool{}, 0, 0
-	for _, r := range rows {
-		switch r.State {
-		case store.Ended:
-			ended[r.Command[strings.LastIndex(r.Command, " ")+1:]] = true
-		case store.Interrupted:
-			interrupted++
-		case store.Running:
-			running++
-		}
-	}
-	lost := 0
-	for _, name := range answered {
-		if !ended[name] {
-			lost++
-		}
-	}
+	k := tallyKills(t, db, answered)
 	t.Logf("rein mcp killed during a tool call at random points (seed %d): %d runs, %d killed, %d answered; processes left behind: %d (must be 0); integrity_check: %s; answered calls missing from the audit: %d (must be 0); audited as interrupted: %d; still running: %d (must be 0)",
-		seed, n, killed, len(answered), leftBehind, integrity, lost, interrupted, running)
-	if leftBehind > 0 || integrity != "ok" || lost > 0 || running > 0 {
+		seed, n, killed, len(answered), leftBehind, k.integrity, k.lost, k.interrupted, k.running)
+	if leftBehind > 0 || k.integrity != "ok" || k.lost > 0 || k.running > 0 {
 		t.Fail()
 	}
 }
@@ -737,7 +639,7 @@ func TestFaultKillAsk(t *testing.T) {
 		t.Skip("fault suite: starts and kills rein ask")
 	}
 	dir, db, env := faultSetup(t)
-	const marker = "3.23"
+	marker := sleepMarker("3.23")
 	nameRe := regexp.MustCompile(`ask-[0-9]+`)
 	// A scripted model: run the question's command, then answer.
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -765,70 +667,29 @@ func TestFaultKillAsk(t *testing.T) {
 		name := fmt.Sprintf("ask-%d", i)
 		cmd := exec.Command(os.Args[0], "--dir", dir, "ask", "--model", "openai-compatible:m", "--base-url", srv.URL, name)
 		cmd.Env = env
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatalf("%s ended on its own with %v", name, err)
-			}
+		if runOrKill(t, cmd, time.Duration(rng.IntN(150))*time.Millisecond) {
 			finished = append(finished, name)
-		case <-time.After(time.Duration(rng.IntN(150)) * time.Millisecond):
-			cmd.Process.Signal(syscall.SIGKILL)
-			if err := <-done; err == nil {
-				finished = append(finished, name)
-			} else {
-				killed++
-			}
+		} else {
+			killed++
 		}
 		leftBehind += leftBehindBy(t, name, marker)
 	}
-	st, err := store.Open(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	k := tallyKills(t, db, finished)
 	ctx := context.Background()
-	integrity := "ok"
-	if err := st.Check(ctx); err != nil {
-		integrity = err.Error()
-	}
-	sessions, err := st.Sessions(ctx)
+	sessions, err := k.st.Sessions(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	unreadable := 0
 	for i := range sessions {
-		if _, err := st.Messages(ctx, &sessions[i]); err != nil {
+		if _, err := k.st.Messages(ctx, &sessions[i]); err != nil {
 			unreadable++
 			t.Errorf("session %s: %v", sessions[i].Name, err)
 		}
 	}
-	rows, err := st.Audit(ctx, store.Filter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ended, running := map[string]bool{}, 0
-	for _, r := range rows {
-		switch r.State {
-		case store.Ended:
-			ended[r.Command[strings.LastIndex(r.Command, " ")+1:]] = true
-		case store.Running:
-			running++
-		}
-	}
-	lost := 0
-	for _, name := range finished {
-		if !ended[name] {
-			lost++
-		}
-	}
 	t.Logf("rein ask killed at random points (seed %d): %d runs, %d killed, %d finished; processes left behind: %d (must be 0); integrity_check: %s; sessions %d, unreadable %d (must be 0); finished asks' commands missing from the audit: %d (must be 0); still running: %d (must be 0)",
-		seed, n, killed, len(finished), leftBehind, integrity, len(sessions), unreadable, lost, running)
-	if leftBehind > 0 || integrity != "ok" || lost > 0 || running > 0 {
+		seed, n, killed, len(finished), leftBehind, k.integrity, len(sessions), unreadable, k.lost, k.running)
+	if leftBehind > 0 || k.integrity != "ok" || k.lost > 0 || k.running > 0 || unreadable > 0 {
 		t.Fail()
 	}
 }
@@ -979,4 +840,93 @@ func TestFaultBadInput(t *testing.T) {
 			t.Logf("%q: %v, %s", c, err, report.Clip(strings.TrimSpace(out.String()+errOut.String()), 160))
 		}
 	})
+}
+
+// killTally is what the database holds once the kills are over.
+type killTally struct {
+	st                         *store.Store // open until the test ends
+	integrity                  string       // "ok", or what the check found
+	lost, interrupted, running int
+}
+
+// tallyKills checks the database and counts, of the commands named by
+// their last word, the finished ones not audited as ended (lost) and the
+// rows still started, by state.
+func tallyKills(t *testing.T, db string, finished []string) killTally {
+	st, err := store.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	k := killTally{st: st, integrity: "ok"}
+	if err := st.Check(context.Background()); err != nil {
+		k.integrity = err.Error()
+	}
+	rows, err := st.Audit(context.Background(), store.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended := map[string]bool{}
+	for _, r := range rows {
+		switch r.State {
+		case store.Ended:
+			ended[r.Command[strings.LastIndex(r.Command, " ")+1:]] = true
+		case store.Interrupted:
+			k.interrupted++
+		case store.Running:
+			k.running++
+		}
+	}
+	for _, name := range finished {
+		if !ended[name] {
+			k.lost++
+		}
+	}
+	return k
+}
+
+// runOrKill starts rein and SIGKILLs it after wait unless it ends first;
+// it reports whether rein ended on its own (it must then succeed).
+func runOrKill(t *testing.T, cmd *exec.Cmd, wait time.Duration) bool {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("%s ended on its own with %v", strings.Join(cmd.Args[1:], " "), err)
+		}
+		return true
+	case <-time.After(wait):
+		cmd.Process.Signal(syscall.SIGKILL)
+		return <-done == nil // nil: it ended just before the kill
+	}
+}
+
+// reinOn runs rein in dir with env and returns its output and error
+// output; a crash fails the test, an exit status does not.
+func reinOn(t *testing.T, dir string, env []string, args ...string) (string, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append([]string{"--dir", dir}, args...)...)
+	cmd.Env = env
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	if s := errOut.String(); strings.Contains(s, "panic:") || strings.Contains(s, "goroutine ") {
+		t.Fatalf("rein %s crashed:\n%s", strings.Join(args, " "), s)
+	}
+	if _, ok := err.(*exec.ExitError); err != nil && !ok {
+		t.Fatal(err)
+	}
+	return out.String(), errOut.String()
+}
+
+// sleepMarker is a sleep length of about base seconds that only this test
+// process uses (its pid in the last digits), so that a suite running beside
+// it never counts the other's commands as left behind.
+func sleepMarker(base string) string {
+	return base + strconv.Itoa(os.Getpid())
 }
