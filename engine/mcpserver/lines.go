@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Lines guards a newline-delimited JSON-RPC stream: a line that is not
@@ -21,8 +23,10 @@ func Lines(in io.Reader, out io.Writer) (io.ReadCloser, io.WriteCloser) {
 	go func() {
 		r := bufio.NewReader(in)
 		for n := 1; ; n++ {
-			line, err := r.ReadBytes('\n')
-			if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
+			line, long, err := readLine(r, mcp.DefaultMaxLineLength)
+			if long {
+				w.Write(reply(nil, -32600, fmt.Sprintf("invalid request: input line %d is longer than %d bytes", n, mcp.DefaultMaxLineLength)))
+			} else if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
 				if reply := check(n, trimmed); reply != nil {
 					w.Write(reply)
 				} else if _, werr := pw.Write(append(trimmed, '\n')); werr != nil {
@@ -36,6 +40,24 @@ func Lines(in io.Reader, out io.Writer) (io.ReadCloser, io.WriteCloser) {
 		}
 	}()
 	return pr, w
+}
+
+// readLine reads one line of at most limit bytes; a longer one is read to
+// its end and dropped (long), so that one client line cannot hold rein's
+// memory (the SDK's own transport caps lines the same way).
+func readLine(r *bufio.Reader, limit int) (line []byte, long bool, err error) {
+	for {
+		part, err := r.ReadSlice('\n')
+		if !long {
+			line = append(line, part...)
+			if len(line) > limit {
+				line, long = nil, true
+			}
+		}
+		if err != bufio.ErrBufferFull {
+			return line, long, err
+		}
+	}
 }
 
 // check is the error reply a line gets, or nil for a line to pass on: not

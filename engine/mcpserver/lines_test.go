@@ -4,6 +4,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func TestLines(t *testing.T) {
@@ -40,5 +42,23 @@ func TestLines(t *testing.T) {
 		if i >= len(lines) || !strings.Contains(lines[i], want) {
 			t.Errorf("line %d of the output lacks %s:\n%s", i+1, want, out.String())
 		}
+	}
+}
+
+// A line past the SDK's limit is answered and dropped; the next one passes.
+func TestLinesTooLong(t *testing.T) {
+	in := `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"` + strings.Repeat("a", mcp.DefaultMaxLineLength) + `"}}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"ping"}` + "\n"
+	var out strings.Builder
+	r, _ := Lines(strings.NewReader(in), &out)
+	passed, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(passed) != `{"jsonrpc":"2.0","id":2,"method":"ping"}`+"\n" {
+		t.Errorf("passed on %.200q", passed)
+	}
+	if !strings.Contains(out.String(), "input line 1 is longer than") {
+		t.Errorf("the long line was not answered: %q", out.String())
 	}
 }
