@@ -38,15 +38,11 @@ const (
 // row for Finish. Should rein die while it runs, the row stays "started"
 // and the audit shows the command as interrupted.
 func (s *Store) Start(ctx context.Context, sess *Session, c Command) (int64, error) {
-	var sid any
-	if sess != nil {
-		sid = sess.ID
-	}
 	var id int64
 	err := s.retry(ctx, func(tx *sql.Tx) error {
 		res, err := tx.Exec(`INSERT INTO commands (session_id, source, workspace, command, verdict, rule, reason, state, pid, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, 'started', ?, ?)`,
-			sid, c.Source, c.Workspace, c.Command, c.Verdict, c.Rule, c.Reason, os.Getpid(), now())
+			sessionID(sess), c.Source, c.Workspace, c.Command, c.Verdict, c.Rule, c.Reason, os.Getpid(), now())
 		if err != nil {
 			return err
 		}
@@ -67,16 +63,20 @@ func (s *Store) Finish(ctx context.Context, id int64, c Command) error {
 
 // Record adds a command to the audit log; sess may be nil.
 func (s *Store) Record(ctx context.Context, sess *Session, c Command) error {
-	var sid any
-	if sess != nil {
-		sid = sess.ID
-	}
 	return s.dbErrorOrNil(s.retry(ctx, func(tx *sql.Tx) error {
 		_, err := tx.Exec(`INSERT INTO commands (session_id, source, workspace, command, verdict, rule, reason, exit_code, timed_out, duration_ms, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			sid, c.Source, c.Workspace, c.Command, c.Verdict, c.Rule, c.Reason, c.ExitCode, c.TimedOut, c.DurationMS, now())
+			sessionID(sess), c.Source, c.Workspace, c.Command, c.Verdict, c.Rule, c.Reason, c.ExitCode, c.TimedOut, c.DurationMS, now())
 		return err
 	}))
+}
+
+// sessionID is the row's session column: NULL for a command of no session.
+func sessionID(sess *Session) any {
+	if sess == nil {
+		return nil
+	}
+	return sess.ID
 }
 
 // Filter selects audit rows.
