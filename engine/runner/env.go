@@ -56,8 +56,11 @@ func matchesAny(globs []string, name string) bool {
 var gitConfinement = [][2]string{{"safe.bareRepository", "explicit"}, {"core.fsmonitor", "false"}}
 
 // confineGit returns env with gitConfinement added after the entries it
-// may already hold.
-func confineGit(env []string) []string {
+// may already hold, and git's search for a repository stopped at ceiling
+// (the folder above the workspace's working tree): a git started in a
+// workspace that is not a repository must not take up one above it (a
+// planted /tmp/.git, a home folder's dotfiles repository).
+func confineGit(env []string, ceiling string) []string {
 	n := 0
 	for _, kv := range env {
 		if v, ok := strings.CutPrefix(kv, "GIT_CONFIG_COUNT="); ok {
@@ -68,9 +71,12 @@ func confineGit(env []string) []string {
 	}
 	out := make([]string, 0, len(env)+2*len(gitConfinement)+1)
 	for _, kv := range env {
-		if !strings.HasPrefix(kv, "GIT_CONFIG_COUNT=") {
+		if !strings.HasPrefix(kv, "GIT_CONFIG_COUNT=") && !strings.HasPrefix(kv, "GIT_CEILING_DIRECTORIES=") {
 			out = append(out, kv)
 		}
+	}
+	if filepath.IsAbs(ceiling) {
+		out = append(out, "GIT_CEILING_DIRECTORIES="+ceiling)
 	}
 	for i, c := range gitConfinement {
 		out = append(out, fmt.Sprintf("GIT_CONFIG_KEY_%d=%s", n+i, c[0]), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", n+i, c[1]))

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/engine/recipe"
@@ -34,8 +35,15 @@ type keptFiles struct {
 	// gitFile is the workspace's .git where there was none: one a command
 	// makes as a file or a link (gitdir: ELSEWHERE) is removed.
 	gitFile string
-	configs []kept // git configs: kept from naming new programs
-	folders []kept // kept from new or changed entries
+	// gitDir is the workspace's repository (or where one would be made);
+	// ceiling is the folder above its working tree, where git started by
+	// a command stops looking for one.
+	gitDir, ceiling string
+	// walkNested: commands can write the workspace, so each run looks for
+	// repositories made or changed below its top (nested.go).
+	walkNested bool
+	configs    []kept // git configs: kept from naming new programs
+	folders    []kept // kept from new or changed entries
 	// readOnly and pin are what the sandbox's own mount namespace, where
 	// there is one, keeps the command from changing at all (sandbox.Config).
 	readOnly, pin []string
@@ -70,6 +78,13 @@ func (k *keptFiles) collect(rec *recipe.Recipe, workspace string, box *sandbox.C
 	dir := gitDir(workspace)
 	if dir == "" {
 		dir = filepath.Join(workspace, ".git")
+	}
+	k.gitDir = dir
+	k.walkNested = box.Writable(workspace)
+	if top := workingTree(workspace); top != "" {
+		k.ceiling = filepath.Dir(realFolder(top))
+	} else {
+		k.ceiling = filepath.Dir(realFolder(workspace))
 	}
 	sample := func(name string) bool { return strings.HasSuffix(name, ".sample") }
 	k.configs = append(k.configs, kept{path: filepath.Join(dir, "config")}, kept{path: filepath.Join(dir, "config.worktree")})
@@ -284,6 +299,7 @@ func (f folderCopy) list() map[string]fileCopy {
 
 // keeping is what one run noted before it started.
 type keeping struct {
+	start   time.Time
 	files   []keptCopy
 	configs []fileCopy
 	folders []folderCopy
@@ -298,7 +314,7 @@ type keptCopy struct {
 // keep notes the kept files before a run.
 func (r *Runner) keep() *keeping {
 	k := r.kept.find(r)
-	kp := &keeping{}
+	kp := &keeping{start: time.Now()}
 	// A file rein could not read before the run cannot be put back.
 	for _, f := range append(k.files[:len(k.files):len(k.files)], k.agent...) {
 		if c := copyOf(f.path); !c.unread {
@@ -387,6 +403,7 @@ func (r *Runner) restore(kp *keeping) string {
 			notes = append(notes, note)
 		}
 	}
+	notes = append(notes, r.nestedRepositories(kp.start)...)
 	if len(notes) == 0 {
 		return ""
 	}

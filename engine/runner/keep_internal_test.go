@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/reinsh/rein/engine/recipe"
 	"github.com/reinsh/rein/engine/sandbox"
@@ -34,5 +35,22 @@ func BenchmarkKeepAndRestore(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkNestedWalk is what every run under a recipe that can write the
+// workspace pays to look for repositories made below its top, on rein's
+// own source tree (about 40 folders; node_modules is not entered).
+func BenchmarkNestedWalk(b *testing.B) {
+	top, err := filepath.Abs("../..")
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := &Runner{recipe: &recipe.Recipe{}, workspace: top, sandbox: &sandbox.Config{Mode: "workspace-write", Workspace: top}}
+	start := time.Now()
+	for b.Loop() {
+		if notes := r.nestedRepositories(start); len(notes) > 0 {
+			b.Fatal(notes)
+		}
 	}
 }

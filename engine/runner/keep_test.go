@@ -292,6 +292,11 @@ func TestHooksPathAndCommondirAreKept(t *testing.T) {
 	if !strings.Contains(res.Stderr, "core.hooksPath") || !strings.Contains(res.Stderr, "commondir") {
 		t.Errorf("notes: %q", res.Stderr)
 	}
+	// The next program: the person's own commit runs no planted hook.
+	nextGit(t, dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "x")
+	if _, err := os.Stat(filepath.Join(dir, "canary")); err == nil {
+		t.Errorf("the person's git commit ran the planted hook")
+	}
 }
 
 // A .git file made at the top of a workspace that has none (or that lies
@@ -332,5 +337,10 @@ func TestGitMadeAtTheWorkspaceTopIsKept(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(ws, ".git", "config")); strings.Contains(string(b), "fsmonitor") {
 		t.Errorf("the nested repository's config names a program: %s (stderr %q)", b, res.Stderr)
+	}
+	// The next program: the person's own git status there.
+	nextGit(t, ws, "status")
+	if _, err := os.Stat(filepath.Join(ws, "canary")); err == nil {
+		t.Errorf("the person's git status ran the planted fsmonitor (stderr %q)", res.Stderr)
 	}
 }

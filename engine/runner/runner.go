@@ -258,7 +258,7 @@ func (r *Runner) exec(ctx context.Context, args []string, stdin io.Reader) error
 
 func (r *Runner) process(path string, argv, env []string, dir string, stdin io.Reader, stdout, stderr io.Writer) process {
 	k := r.kept.find(r)
-	env = confineGit(env)
+	env = confineGit(env, k.ceiling)
 	return process{path: path, argv: argv, env: env, dir: dir, stdin: stdin, stdout: stdout, stderr: stderr,
 		grace: r.grace, sandbox: r.sandbox, helper: r.helper, readOnly: k.readOnly, pin: k.pin}
 }

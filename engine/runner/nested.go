@@ -1,0 +1,174 @@
+package runner
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/reinsh/rein/engine/policy"
+)
+
+// Repositories below the workspace's top. The person's git finds the
+// nearest .git above the folder it runs in, and editors look for
+// repositories in the workspace's folders (VS Code one level down, by
+// default): a repository a command makes at src/.git, or a folder shaped
+// like a bare one, runs its config's programs and its hooks there, outside
+// rein. The workspace's own repository is kept file by file (keep.go);
+// these are found after each run by a walk of the workspace, and what a
+// run made or changed in them that names a program is taken back.
+
+// nestedWalkMax bounds the folders one walk reads (about 10 µs each): a
+// walk stops there rather than slow every command in a huge tree.
+const nestedWalkMax = 20000
+
+// nestedSlack is how far before a run's start a change still counts as the
+// run's: file systems stamp times from a coarse clock.
+const nestedSlack = time.Second
+
+// nestedSkip are folders the walk does not enter: package managers' trees,
+// which editors do not scan for repositories either.
+var nestedSkip = map[string]bool{"node_modules": true}
+
+// nestedRepositories walks the workspace for repositories below its top
+// that changed since the run started and returns a note for each thing it
+// took back.
+func (r *Runner) nestedRepositories(start time.Time) []string {
+	k := r.kept.find(r)
+	if !k.walkNested {
+		return nil
+	}
+	w := nestedWalk{r: r, since: start.Add(-nestedSlack), own: k.gitDir, budget: nestedWalkMax}
+	w.folder(r.workspace, true)
+	return w.notes
+}
+
+type nestedWalk struct {
+	r      *Runner
+	since  time.Time
+	own    string // the workspace's repository, kept on its own
+	budget int
+	notes  []string
+}
+
+func (w *nestedWalk) folder(dir string, top bool) {
+	if w.budget == 0 {
+		return
+	}
+	w.budget--
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	names := map[string]bool{}
+	for _, e := range entries {
+		names[e.Name()] = true
+	}
+	// A folder shaped like a bare repository is one to a git started in it.
+	if !top && names["HEAD"] && names["objects"] && names["refs"] && dir != w.own {
+		w.repository(dir)
+		return
+	}
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		switch {
+		case e.Name() == ".git":
+			if !top {
+				w.dotGit(p)
+			}
+		case e.IsDir() && !nestedSkip[e.Name()]:
+			w.folder(p, false)
+		}
+	}
+}
+
+// new reports whether path changed since the run started.
+func (w *nestedWalk) new(path string) bool {
+	st, err := os.Lstat(path)
+	return err == nil && !changedAt(st).Before(w.since)
+}
+
+// dotGit looks at a .git below the top: a folder is a repository; a file
+// or link naming another folder is removed unless it names one of the
+// workspace's own repository's (a submodule, a linked worktree).
+func (w *nestedWalk) dotGit(path string) {
+	st, err := os.Lstat(path)
+	if err != nil {
+		return
+	}
+	if st.IsDir() {
+		w.repository(path)
+		return
+	}
+	if !w.new(path) {
+		return
+	}
+	if st.Mode().IsRegular() && w.own != "" {
+		if b, err := os.ReadFile(path); err == nil && len(b) < 4096 {
+			if target, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:"); ok {
+				target = strings.TrimSpace(target)
+				if !filepath.IsAbs(target) {
+					target = filepath.Join(filepath.Dir(path), target)
+				}
+				if policy.Inside(filepath.Clean(target), w.own) {
+					return
+				}
+			}
+		}
+	}
+	note := fmt.Sprintf("rein: the command made %s, which sends git there to another folder's config and hooks, outside rein; rein removed it", path)
+	if err := os.Remove(path); err != nil {
+		note = fmt.Sprintf("rein: the command made %s, which sends git to another folder's config and hooks, and rein could not remove it: %v; remove it before you run git there", path, err)
+	}
+	w.notes = append(w.notes, note)
+}
+
+// repository takes back, from a repository the run made or changed, what
+// makes git run a program: config entries, hooks, and a commondir that
+// sends git elsewhere.
+func (w *nestedWalk) repository(dir string) {
+	config, worktree, commondir, hooks := filepath.Join(dir, "config"), filepath.Join(dir, "config.worktree"), filepath.Join(dir, "commondir"), filepath.Join(dir, "hooks")
+	if !w.new(dir) && !w.new(config) && !w.new(worktree) && !w.new(commondir) && !w.new(hooks) {
+		return
+	}
+	for _, c := range []string{config, worktree} {
+		now := copyOf(c)
+		if !w.new(c) && !w.new(dir) {
+			continue
+		}
+		added := w.r.codeEntries(now, fileCopy{})
+		if len(added) == 0 {
+			continue
+		}
+		note := fmt.Sprintf("rein: the command left %s making git run %s there, outside rein; rein took the file back", c, strings.Join(added, ", "))
+		if now.exists && now.mode.IsRegular() && keepAside(c, now.data) {
+			note += ", keeping it in " + c + ".rejected"
+		}
+		if err := os.Remove(c); err != nil {
+			note = fmt.Sprintf("rein: the command left %s making git run %s, and rein could not take it back: %v; remove it before you run git there", c, strings.Join(added, ", "), err)
+		}
+		w.notes = append(w.notes, note)
+	}
+	if w.new(commondir) {
+		w.remove(commondir, "git reads config and hooks from the folder it names")
+	}
+	if st, err := os.Lstat(hooks); err == nil && !st.IsDir() {
+		w.remove(hooks, "git runs the hooks it leads to")
+		return
+	}
+	entries, _ := os.ReadDir(hooks)
+	for _, e := range entries {
+		if p := filepath.Join(hooks, e.Name()); !strings.HasSuffix(e.Name(), ".sample") && w.new(p) {
+			w.remove(p, "git runs its hooks outside rein")
+		}
+	}
+}
+
+func (w *nestedWalk) remove(path, why string) {
+	note := fmt.Sprintf("rein: the command made %s (%s); rein removed it", path, why)
+	if err := os.RemoveAll(path); err != nil {
+		note = fmt.Sprintf("rein: the command made %s (%s) and rein could not remove it: %v; remove it before you run git there", path, why, err)
+	}
+	w.notes = append(w.notes, note)
+}
