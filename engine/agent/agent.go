@@ -132,7 +132,7 @@ func Run(ctx context.Context, opts Options, history []message.Message) (*Outcome
 			}
 			add(message.NewResult(message.Result{ToolCallID: c.ID, Name: c.Name, Output: o.Output, Success: o.Success}, o.Summary))
 			ok := o.Success
-			opts.OnEvent(Event{Type: "tool_result", ID: c.ID, Name: c.Name, Success: &ok, Summary: o.Summary, Output: o.Output})
+			opts.OnEvent(Event{Type: "tool_result", ID: c.ID, Name: c.Name, Command: o.Command, Success: &ok, Summary: o.Summary, Output: o.Output})
 			if ctx.Err() != nil {
 				return out, ctx.Err()
 			}

@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -10,7 +11,6 @@ import (
 	"github.com/expr-lang/expr/vm"
 
 	"github.com/reinsh/rein/engine/programs"
-	"github.com/reinsh/rein/engine/recipe"
 	"github.com/reinsh/rein/shellparse"
 )
 
@@ -340,11 +340,34 @@ func (cc *commandCheck) matches(r *compiledRule) (bool, error) {
 	return cc.ev.run(r.rest(), cc.ruleEnv())
 }
 
-func (a *alternatives) compute(r *recipe.Recipe) {
+// placeholder is a catalog command's word to fill in: <rev>, <path>.
+var placeholder = regexp.MustCompile(`<[^<>\s]+>`)
+
+// maxAlternatives is how many a denial offers: a handful a model (or a
+// person reading the line) can act on, not the whole catalog.
+const maxAlternatives = 6
+
+// compute lists, for each program with subcommands, the subcommands the
+// policy allows, and for the rest the catalog's commands and programs.
+// Each is vetted by the policy itself, so a rule added later (ask's
+// --command-deny, a deny glob) keeps it out: a denial never offers what
+// the same policy would refuse.
+func (a *alternatives) compute(p *Policy) {
+	r := p.recipe
+	// The vetting copy offers no alternatives of its own.
+	vet := *p
+	vet.alts = &alternatives{}
+	vet.alts.once.Do(func() {})
+	// A catalog command's placeholders (git show <rev>) are vetted as a
+	// plain word stands in for them.
+	allowed := func(text string) bool { return vet.Check(placeholder.ReplaceAllString(text, "x")).Verdict == Allow }
 	a.bySub = map[string][]string{}
 	for name, prog := range r.Programs {
-		for _, s := range slices.Sorted(maps.Keys(prog.Subcommands)) {
-			if !prog.Subcommands[s].Ask && !slices.Contains(prog.DenySubcommands, s) {
+		for _, s := range offered(name, slices.Sorted(maps.Keys(prog.Subcommands))) {
+			if len(a.bySub[name]) == maxAlternatives {
+				break
+			}
+			if !prog.Subcommands[s].Ask && !slices.Contains(prog.DenySubcommands, s) && allowed(name+" "+s) {
 				a.bySub[name] = append(a.bySub[name], name+" "+s)
 			}
 		}
@@ -352,25 +375,46 @@ func (a *alternatives) compute(r *recipe.Recipe) {
 	var out []string
 	for _, c := range r.Commands {
 		first := strings.Fields(c.Command)
-		if len(first) > 0 && r.Available(first[0]) {
+		if len(out) < maxAlternatives && len(first) > 0 && r.Available(first[0]) && allowed(c.Command) {
 			out = append(out, c.Command)
 		}
 	}
 	for _, n := range slices.Sorted(maps.Keys(r.Programs)) {
-		if len(out) >= 24 {
+		if len(out) >= maxAlternatives {
 			break
 		}
-		if isWord(n) && r.Available(n) && !slices.Contains(out, n) {
+		if isWord(n) && r.Available(n) && !slices.Contains(out, n) && allowed(n) {
 			out = append(out, n)
 		}
 	}
 	a.catalog = out
 }
 
+// offered orders a program's subcommands as a refusal offers them: the
+// program table's common ones first, most used first, then the rest.
+func offered(name string, subs []string) []string {
+	spec := programs.Lookup(name)
+	if spec == nil {
+		return subs
+	}
+	out := make([]string, 0, len(subs))
+	for _, c := range spec.Common {
+		if slices.Contains(subs, c) {
+			out = append(out, c)
+		}
+	}
+	for _, s := range subs {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // alternatives lists what the catalog allows instead, for a model to act on.
 // The slices are shared: callers must not modify them.
 func (p *Policy) alternatives(name, sub string) []string {
-	p.alts.once.Do(func() { p.alts.compute(p.recipe) })
+	p.alts.once.Do(func() { p.alts.compute(p) })
 	if alts, ok := p.alts.bySub[name]; ok {
 		return alts
 	}

@@ -1,6 +1,7 @@
 package policy_test
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -414,5 +415,33 @@ func TestSecretInAttachedValue(t *testing.T) {
 		if d := p.Check(cmd); d.Verdict != policy.Allow {
 			t.Errorf("%q: %s by %s (%s)", cmd, d.Verdict, d.Rule, d.Reason)
 		}
+	}
+}
+
+// A denial offers a handful of alternatives, each one the same policy
+// allows: a deny rule added to the preset (rein ask --command-deny) keeps
+// its commands out of them.
+func TestAlternativesAreAllowed(t *testing.T) {
+	p, err := loadRecipeText(t, `local rein = import 'rein.libsonnet'; rein.presets.readonly + { deny+: ['git log*', 'git status*', 'ls*'] }`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, command := range []string{"git push", "rm -rf x", "git frobnicate"} {
+		d := p.Check(command)
+		if d.Verdict == policy.Allow {
+			t.Fatalf("%s was allowed", command)
+		}
+		if len(d.Alternatives) == 0 || len(d.Alternatives) > 6 {
+			t.Errorf("%s: %d alternatives %v, want 1 to 6", command, len(d.Alternatives), d.Alternatives)
+		}
+		for _, alt := range d.Alternatives {
+			// A catalog command's placeholders (<rev>) stand for a word.
+			if v := p.Check(regexp.MustCompile(`<[^<>\s]+>`).ReplaceAllString(alt, "x")).Verdict; v != policy.Allow {
+				t.Errorf("%s: offered %q, which the policy decides %s", command, alt, v)
+			}
+		}
+	}
+	if alts := p.Check("git push").Alternatives; len(alts) == 0 || alts[0] != "git diff" {
+		t.Errorf("git push offers %v; want the common subcommands first (git diff, as status and log are denied)", alts)
 	}
 }

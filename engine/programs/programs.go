@@ -143,6 +143,8 @@ type Spec struct {
 	// Subcommands of a program that has them (git); the options above are
 	// then the ones before the subcommand.
 	Subcommands map[string]*Spec
+	// Common are the subcommands a refusal offers first, most used first.
+	Common []string
 	// Numbers: -NUM is an option (head -20, grep -3, git log -5).
 	Numbers bool
 

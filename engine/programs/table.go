@@ -14,6 +14,7 @@ import (
 //	sub git log gitrev numbers    a subcommand of a program
 //	group diff                    options several specs include
 //	alias egrep grep              a program read as another
+//	common git status log diff    subcommands a refusal offers first
 //	  -k --key =KEYDEF            an option: its names, then =X for a
 //	                              required value, [=X] for an optional one,
 //	                              =X =Y for a find primary's two words
@@ -112,6 +113,13 @@ func parseTable(text string) (*programTable, error) {
 				}
 				curGroup, inGroup = f[1], true
 				groups[curGroup] = nil
+			case "common":
+				// common PROGRAM SUB...: the subcommands offered first
+				// when a command is refused, most used first.
+				if len(f) < 3 || t.specs[f[1]] == nil {
+					return nil, fail("common needs a program defined above and its subcommands")
+				}
+				t.specs[f[1]].Common = f[2:]
 			case "alias":
 				if len(f) != 3 || t.specs[f[2]] == nil {
 					return nil, fail("alias needs a name and a program defined above")

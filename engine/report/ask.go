@@ -116,13 +116,24 @@ func (p *AskPrinter) result(e agent.Event) {
 		Stderr   string `json:"stderr"`
 		ExitCode int    `json:"exit_code"`
 		Error    string `json:"error"`
+		// A policy's denial: the verdict line above named the rule.
+		DeniedBy     string   `json:"denied_by"`
+		Alternatives []string `json:"alternatives"`
 	}
 	_ = json.Unmarshal([]byte(e.Output), &r)
+	// Commands, and tasks (which run commands), show their output.
+	command := e.Command != "" || e.Name == tools.RunCommand || e.Name == tools.ExecuteCommand
+	if r.DeniedBy != "" && r.DeniedBy != "user" && command {
+		if len(r.Alternatives) > 0 {
+			fmt.Fprintf(p.info, "  allowed instead: %s\n", Visible(strings.Join(r.Alternatives, ", ")))
+		}
+		return
+	}
 	if r.Error != "" {
 		fmt.Fprintf(p.info, "  ✗ %s\n", Visible(r.Error))
 		return
 	}
-	if e.Name != tools.RunCommand && e.Name != tools.ExecuteCommand {
+	if !command {
 		fmt.Fprintf(p.info, "  %s\n", Visible(e.Summary))
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reinsh/rein/engine/agent"
 	"github.com/reinsh/rein/engine/tools"
 )
 
@@ -51,5 +52,40 @@ func TestLineDiff(t *testing.T) {
 	}
 	if got := LineDiff(strings.Repeat("x\n", 50), strings.Repeat("y\n", 50), 5); len(got) != 6 || !strings.Contains(got[5], "more lines") {
 		t.Errorf("%q", got)
+	}
+}
+
+// A denied command is shown as one line with the verdict and the rule, and
+// one with what the policy allows instead; the error the model gets is not
+// printed again.
+func TestAskPrinterShowsADenialOnce(t *testing.T) {
+	var out, info strings.Builder
+	p := NewAskPrinter(&out, &info, false, false)
+	p.Event(agent.Event{Type: "command", Command: "git push", Verdict: "deny", Rule: "programs.git.deny_subcommands", Why: "git push is denied"})
+	p.Event(agent.Event{Type: "tool_result", Name: tools.RunCommand, Summary: "git push is denied",
+		Output: `{"error":"git push is denied by rule programs.git.deny_subcommands: git push is denied; allowed instead: git status, git log","denied_by":"programs.git.deny_subcommands","alternatives":["git status","git log"]}`})
+	want := "▶ git push\n  deny — rule programs.git.deny_subcommands: git push is denied\n  allowed instead: git status, git log\n"
+	if info.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", info.String(), want)
+	}
+}
+
+// File tools say what they read, found or wrote.
+func TestAskPrinterShowsWhatFileToolsDid(t *testing.T) {
+	var out, info strings.Builder
+	p := NewAskPrinter(&out, &info, false, false)
+	p.Event(agent.Event{Type: "tool_result", Name: tools.FileRead, Summary: "read go.mod: 12 lines, 300 bytes", Output: `{"output":"module x\n"}`})
+	if !strings.Contains(info.String(), "read go.mod: 12 lines") {
+		t.Errorf("got %q", info.String())
+	}
+}
+
+// A task's output is shown as a command's is.
+func TestAskPrinterShowsTaskOutput(t *testing.T) {
+	var out, info strings.Builder
+	p := NewAskPrinter(&out, &info, false, false)
+	p.Event(agent.Event{Type: "tool_result", Name: "lint", Command: "task lint", Summary: "exit 1", Output: `{"stdout":"","stderr":"","combined":"main.go:3: unused x\n","exit_code":1}`})
+	if !strings.Contains(info.String(), "│ main.go:3: unused x") {
+		t.Errorf("got %q", info.String())
 	}
 }

@@ -296,7 +296,10 @@ func (s *Set) Call(ctx context.Context, name, arguments string) Outcome {
 		if o, ok := decode(args, &a, "pattern"); !ok {
 			return o
 		}
-		return fileOutcome(s.files.Glob(a.Pattern, a.Path))
+		r, err := s.files.Glob(a.Pattern, a.Path)
+		return fileOutcome(r, err, func(r *SearchResult) string {
+			return fmt.Sprintf("%s match %s in %s", countOf(r.Count, "file"), a.Pattern, placeOf(a.Path))
+		})
 	case FileRead:
 		var a struct {
 			Path          string
@@ -305,13 +308,30 @@ func (s *Set) Call(ctx context.Context, name, arguments string) Outcome {
 		if o, ok := decode(args, &a, "path"); !ok {
 			return o
 		}
-		return fileOutcome(s.files.Read(a.Path, a.Offset, a.Limit))
+		r, err := s.files.Read(a.Path, a.Offset, a.Limit)
+		return fileOutcome(r, err, func(r *ReadResult) string {
+			lines := strings.Count(r.Output, "\n")
+			if r.Output != "" && !strings.HasSuffix(r.Output, "\n") {
+				lines++
+			}
+			sum := fmt.Sprintf("read %s: %s, %s", a.Path, countOf(lines, "line"), countOf(r.Bytes, "byte"))
+			if a.Offset > 1 {
+				sum += fmt.Sprintf(" from line %d", a.Offset)
+			}
+			if r.Truncated {
+				sum += " (more follows)"
+			}
+			return sum
+		})
 	case GrepTool:
 		var a struct{ Pattern, Path, Glob string }
 		if o, ok := decode(args, &a, "pattern"); !ok {
 			return o
 		}
-		return fileOutcome(s.files.Grep(a.Pattern, a.Path, a.Glob))
+		r, err := s.files.Grep(a.Pattern, a.Path, a.Glob)
+		return fileOutcome(r, err, func(r *SearchResult) string {
+			return fmt.Sprintf("%s of %s in %s", countOf(r.Count, "match"), a.Pattern, placeOf(a.Path))
+		})
 	case FileWrite:
 		var a struct {
 			Path, Content string
@@ -323,13 +343,17 @@ func (s *Set) Call(ctx context.Context, name, arguments string) Outcome {
 		if s.opts.DryRun {
 			return jsonOutcome(map[string]any{"dry_run": true, "would_write": a.Path, "bytes": len(a.Content)}, "dry run: would write "+a.Path)
 		}
-		return fileOutcome(s.files.Write(a.Path, a.Content, a.Append))
+		r, err := s.files.Write(a.Path, a.Content, a.Append)
+		return fileOutcome(r, err, func(r *WriteResult) string { return r.Output })
 	case ListDirectory:
 		var a struct{ Path string }
 		if o, ok := decode(args, &a); !ok {
 			return o
 		}
-		return fileOutcome(s.files.List(a.Path))
+		r, err := s.files.List(a.Path)
+		return fileOutcome(r, err, func(r *ListResult) string {
+			return fmt.Sprintf("listed %s: %s", placeOf(a.Path), countOf(len(r.Entries), "entry"))
+		})
 	case SystemInfoTool:
 		return jsonOutcome(System(ctx, s.runner, s.policy.Recipe().Workspace), "described the system")
 	}
@@ -351,9 +375,35 @@ func decode(args map[string]json.RawMessage, v any, required ...string) (Outcome
 	return Outcome{}, true
 }
 
-func fileOutcome[T any](v *T, err error) Outcome {
+// fileOutcome is a file tool's outcome; summary says, for people, what it
+// read, found or wrote.
+func fileOutcome[T any](v *T, err error, summary func(*T) string) Outcome {
 	if err != nil {
 		return errorOutcome("%v", err)
 	}
-	return jsonOutcome(v, "ok")
+	return jsonOutcome(v, summary(v))
+}
+
+// placeOf names a file tool's folder argument ("" is the workspace).
+func placeOf(path string) string {
+	if path == "" || path == "." {
+		return "the workspace"
+	}
+	return path
+}
+
+// countOf is "1 line", "3 lines", "2 matches", "1 entry", "4 entries".
+func countOf(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	switch {
+	case strings.HasSuffix(what, "ch"):
+		what += "es"
+	case strings.HasSuffix(what, "y"):
+		what = what[:len(what)-1] + "ies"
+	default:
+		what += "s"
+	}
+	return fmt.Sprintf("%d %s", n, what)
 }

@@ -149,3 +149,23 @@ rein.presets.readonly + { tasks: {
 		t.Errorf("missing param: %s", o.Output)
 	}
 }
+
+// The file tools' one-line summaries say what was read, found or written,
+// for the person watching (not a bare "ok").
+func TestFileToolSummaries(t *testing.T) {
+	set, dir := newSet(t, "readonly", tools.Options{})
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("one\ntwo\nthree\n"), 0o644)
+	os.Mkdir(filepath.Join(dir, "src"), 0o755)
+	os.WriteFile(filepath.Join(dir, "src", "a.go"), []byte("package a // two\n"), 0o644)
+	for _, tt := range []struct{ tool, args, want string }{
+		{tools.FileRead, `{"path":"notes.txt"}`, "read notes.txt: 3 lines, 14 bytes"},
+		{tools.FileRead, `{"path":"notes.txt","offset":2,"limit":1}`, "read notes.txt: 1 line, 4 bytes from line 2 (more follows)"},
+		{tools.GrepTool, `{"pattern":"two"}`, "2 matches of two in the workspace"},
+		{tools.GlobTool, `{"pattern":"**/*.go","path":"src"}`, "1 file match **/*.go in src"},
+		{tools.ListDirectory, `{"path":"src"}`, "listed src: 1 entry"},
+	} {
+		if o := set.Call(context.Background(), tt.tool, tt.args); o.Summary != tt.want {
+			t.Errorf("%s %s: summary %q, want %q (%s)", tt.tool, tt.args, o.Summary, tt.want, o.Output)
+		}
+	}
+}
