@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -502,4 +504,81 @@ func TestCompileSummary(t *testing.T) {
 	if n := strings.Count(out, "\n"); n > 24 {
 		t.Errorf("%d lines", n)
 	}
+}
+
+// The README's quickstart works as written in a fresh Go repository: each
+// rein line (but ask, which needs a key) runs with the exit status the
+// README gives it.
+func TestReadmeQuickstart(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX commands")
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "## Quickstart\n\n```sh\n")
+	if !ok {
+		t.Fatal("the README has no quickstart")
+	}
+	section, _, _ = strings.Cut(section, "```")
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/q\n\ngo 1.22\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644)
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=q", "-c", "user.email=q@example.com", "commit", "-qm", "first"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	ran := 0
+	for _, line := range strings.Split(strings.TrimSpace(section), "\n") {
+		line, _, _ = strings.Cut(line, "   #")
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "rein ") || strings.HasPrefix(line, "rein ask") {
+			continue
+		}
+		args, err := shellWords(strings.TrimPrefix(line, "rein "))
+		if err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		out, errOut, code := rein(t, dir, "", args...)
+		want := exitOK
+		if args[0] == "check" {
+			want = exitDeny // the README says so
+		}
+		if code != want {
+			t.Errorf("%s: exit %d, want %d\n%s%s", line, code, want, out, errOut)
+		}
+		if args[0] == "exec" && !strings.Contains(out, "first") {
+			t.Errorf("%s printed %q", line, out)
+		}
+		ran++
+	}
+	if ran != 3 {
+		t.Errorf("ran %d quickstart lines, want init, check and exec", ran)
+	}
+}
+
+// shellWords splits a README line as the shell would (single quotes only).
+func shellWords(s string) ([]string, error) {
+	var out []string
+	for s = strings.TrimSpace(s); s != ""; s = strings.TrimSpace(s) {
+		if s[0] == '\'' {
+			end := strings.IndexByte(s[1:], '\'')
+			if end < 0 {
+				return nil, fmt.Errorf("unclosed quote")
+			}
+			out = append(out, s[1:end+1])
+			s = s[end+2:]
+			continue
+		}
+		word, rest, _ := strings.Cut(s, " ")
+		out, s = append(out, word), rest
+	}
+	return out, nil
 }
