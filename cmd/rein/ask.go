@@ -24,8 +24,10 @@ type askCmd struct {
 	BaseURL         string   `name:"base-url" help:"API base URL for OpenAI-compatible servers (vLLM, LM Studio, OpenRouter, ...)."`
 	System          string   `help:"Replace rein's system prompt."`
 	AllowCommands   bool     `name:"allow-commands" help:"Give the model the command tools even if the recipe turns them off."`
-	CommandAllow    []string `name:"command-allow" sep:"none" help:"Also allow commands matching this glob (repeatable)." placeholder:"GLOB"`
-	CommandDeny     []string `name:"command-deny" sep:"none" help:"Also deny commands matching this glob (repeatable)." placeholder:"GLOB"`
+	NoAllowCommands bool     `name:"no-allow-commands" help:"Give the model no command tools (nor tasks): file tools only."`
+	CommandAllow    []string `name:"command-allow" help:"Only commands matching one of these globs may run (comma-separated or repeated), and still only what the recipe allows, e.g. 'git*,go test*'." placeholder:"GLOB,..."`
+	CommandDeny     []string `name:"command-deny" help:"Also deny commands matching these globs (comma-separated or repeated), e.g. 'rm*,mv*'." placeholder:"GLOB,..."`
+	AlsoAllow       []string `name:"also-allow" help:"Widen the recipe for this run: also allow commands matching these globs (comma-separated or repeated)." placeholder:"GLOB,..."`
 	ConfirmCommands bool     `name:"confirm-commands" help:"Ask before every command, even allowed ones."`
 	MaxTurns        int      `name:"max-turns" help:"Stop after this many tool turns (default: limits.max_tool_turns)."`
 	Yes             bool     `short:"y" help:"Approve commands whose verdict is ask. Never overrides deny."`
@@ -41,12 +43,34 @@ func (c *askCmd) Help() string {
 answers. Keys come from OPENAI_API_KEY, ANTHROPIC_API_KEY, or the variable the
 recipe's provider.api_key_env names.
 
+The model gets the tools the recipe's tools field turns on: by default the
+command tools (every command is vetted against the recipe and run in the
+sandbox, so they are safe to offer) and the file tools, not file_write.
+--no-allow-commands leaves the file tools only; --allow-commands adds the
+command tools to a recipe that turned them off. --command-allow 'git*,go
+test*' narrows a run to those commands (still as the recipe decides them);
+--command-deny denies more; --also-allow widens the recipe for one run.
+
 Commands with an ask verdict are confirmed on the terminal (y once, a always,
 n no with an optional note); without a terminal they are refused.
 
 Exit status: 0 when the model answered; 4 when a limit (--max-turns,
 limits.max_tool_turns, limits.max_commands) stopped it first; 130 when
 interrupted; 2 on a usage, recipe or model error.`
+}
+
+// globList reads repeated flags whose values may each be a comma list:
+// --command-deny 'rm*,mv*' --command-deny 'dd*'.
+func globList(values []string) []string {
+	var out []string
+	for _, v := range values {
+		for _, g := range strings.Split(v, ",") {
+			if g = strings.TrimSpace(g); g != "" {
+				out = append(out, g)
+			}
+		}
+	}
+	return out
 }
 
 func (c *askCmd) Run(g *Globals, e *env) error {
@@ -68,9 +92,12 @@ func (c *askCmd) run(g *Globals, e *env, sessionName *string) error {
 	if err := requireTrust(r, e); err != nil {
 		return err
 	}
-	r.Allow = append(r.Allow, c.CommandAllow...)
-	r.Deny = append(r.Deny, c.CommandDeny...)
-	p, err := policy.New(r, policy.Options{Tool: "run_command"})
+	if c.AllowCommands && c.NoAllowCommands {
+		return errors.New("--allow-commands and --no-allow-commands contradict each other: give one")
+	}
+	r.Allow = append(r.Allow, globList(c.AlsoAllow)...)
+	r.Deny = append(r.Deny, globList(c.CommandDeny)...)
+	p, err := policy.New(r, policy.Options{Tool: "run_command", Only: globList(c.CommandAllow)})
 	if err != nil {
 		return err
 	}
@@ -150,7 +177,7 @@ func (c *askCmd) run(g *Globals, e *env, sessionName *string) error {
 		approver = report.TerminalApprover(e.stdin, e.stderr)
 	}
 	set := tools.NewSet(p, run, tools.Options{
-		Approver: approver, Yes: c.Yes, ConfirmAll: c.ConfirmCommands, AllowCommands: c.AllowCommands, DryRun: c.DryRun,
+		Approver: approver, Yes: c.Yes, ConfirmAll: c.ConfirmCommands, AllowCommands: c.AllowCommands, NoCommands: c.NoAllowCommands, DryRun: c.DryRun,
 		BeforeCommand: func(ce tools.CommandEvent) { onEvent(agent.CommandEvent(ce)) },
 		StartCommand:  rec.Start,
 		AfterCommand:  rec.Command,

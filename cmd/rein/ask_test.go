@@ -180,3 +180,51 @@ func TestAskSessionFromAnotherRepository(t *testing.T) {
 		t.Errorf("exit %d %q", code, errOut)
 	}
 }
+
+// --command-allow narrows a run to the commands it lists (comma lists and
+// repeats alike), still as the recipe decides them; --command-deny takes a
+// comma list; --also-allow widens; --no-allow-commands leaves file tools.
+func TestAskCommandFlags(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "README.md"), []byte("hello\n"), 0o644)
+	// result is what the model was told of its one command.
+	result := func(t *testing.T, command string, flags ...string) string {
+		t.Helper()
+		srv, got := modelServer(t, sseCall("run_command", fmt.Sprintf(`{"command":%q,"reason":"x"}`, command)), sseText("done"))
+		args := append([]string{"ask", "-m", "openai-compatible:m", "--base-url", srv.URL}, flags...)
+		out, errOut, code := rein(t, dir, "", append(args, "q")...)
+		if code != exitOK || len(*got) != 2 {
+			t.Fatalf("%v: exit %d, %d requests\n%s%s", flags, code, len(*got), out, errOut)
+		}
+		return (*got)[1]
+	}
+	for _, tt := range []struct {
+		command string
+		flags   []string
+		want    string
+	}{
+		{"ls", []string{"--command-allow", "git*,cat*"}, "matches none of this run's --command-allow patterns (git*, cat*)"},
+		{"ls", []string{"--command-allow", "git*", "--command-allow", "cat*"}, "matches none of this run's --command-allow patterns"},
+		{"cat README.md", []string{"--command-allow", "git*, cat*"}, "hello"},
+		// Narrowing never widens: rm is not in the recipe.
+		{"rm README.md", []string{"--command-allow", "rm*"}, "rule shell.unknown_program"},
+		{"cat README.md", []string{"--command-deny", "rm*,cat*"}, "matches the deny pattern"},
+		{"wc -l README.md", []string{"--command-deny", "rm*,mv*"}, "1 README.md"},
+		{"touch x", []string{"--also-allow", "touch x"}, "exit_code"},
+	} {
+		if got := result(t, tt.command, tt.flags...); !strings.Contains(got, tt.want) {
+			t.Errorf("%s %v: the model was told\n%s\nwant %q", tt.command, tt.flags, got, tt.want)
+		}
+	}
+	// --no-allow-commands: no command tool is offered at all.
+	srv, got := modelServer(t, sseText("done"))
+	if _, errOut, code := rein(t, dir, "", "ask", "-m", "openai-compatible:m", "--base-url", srv.URL, "--no-allow-commands", "q"); code != exitOK {
+		t.Fatalf("--no-allow-commands: exit %d %s", code, errOut)
+	}
+	if strings.Contains((*got)[0], `"run_command"`) || strings.Contains((*got)[0], `"execute_command"`) || !strings.Contains((*got)[0], `"file_read"`) {
+		t.Errorf("--no-allow-commands offered: %s", (*got)[0])
+	}
+	if _, errOut, code := rein(t, dir, "", "ask", "-m", "openai-compatible:m", "--base-url", srv.URL, "--no-allow-commands", "--allow-commands", "q"); code != exitUsage || !strings.Contains(errOut, "contradict") {
+		t.Errorf("both flags: exit %d %s", code, errOut)
+	}
+}

@@ -137,7 +137,7 @@ func (p *Policy) command(c *shellparse.Command, ev *evaluation, out *Result) str
 	listed := len(entries) > 0
 	argv := ""
 	byPathGlob := false
-	if len(p.allow)+len(p.ask)+len(p.deny) > 0 {
+	if len(p.allow)+len(p.ask)+len(p.deny)+len(p.only) > 0 {
 		argv = strings.Join(c.Argv, " ")
 		if strings.ContainsAny(c.Path, `/\`) && len(c.Argv) > 0 {
 			// A glob whose first word is this script's path (written
@@ -151,6 +151,10 @@ func (p *Policy) command(c *shellparse.Command, ev *evaluation, out *Result) str
 	// Deny.
 	if pat, ok := p.deny.match(argv); ok && argv != "" {
 		*out = Result{Deny, "deny: " + pat, fmt.Sprintf("%s matches the deny pattern %q", shellparse.JoinArgv(c.Argv), pat)}
+		return sub
+	}
+	if _, ok := p.only.match(argv); len(p.only) > 0 && !ok {
+		*out = Result{Deny, "--command-allow", fmt.Sprintf("%s matches none of this run's --command-allow patterns (%s)", shellparse.JoinArgv(c.Argv), p.only.patterns())}
 		return sub
 	}
 	if pm.deny != nil {

@@ -116,6 +116,15 @@ func newGlobSet(patterns []string) globSet {
 }
 
 // match returns the first pattern that matches s.
+// patterns lists the set's globs, for messages.
+func (g globSet) patterns() string {
+	out := make([]string, len(g))
+	for i, e := range g {
+		out[i] = e.pattern
+	}
+	return strings.Join(out, ", ")
+}
+
 func (g globSet) match(s string) (string, bool) {
 	for _, e := range g {
 		if strings.HasPrefix(s, e.prefix) && Glob(e.pattern, s) {

@@ -34,6 +34,7 @@ type Policy struct {
 	allow  globSet
 	ask    globSet
 	deny   globSet
+	only   globSet // Options.Only
 	each   []*compiledRule
 	when   []*compiledRule
 	read   pathSet
@@ -105,6 +106,10 @@ type Options struct {
 	// passed on this recipe): each is then compiled when first needed
 	// instead of all in New. A recipe from rein's compile cache qualifies.
 	RulesChecked bool
+	// Only, when set, restricts this run to commands matching one of its
+	// globs (rein ask --command-allow): any other is denied, and one that
+	// matches is still decided by the recipe.
+	Only []string
 }
 
 // New compiles a recipe's rules. A rule that does not compile is an error
@@ -130,6 +135,7 @@ func New(r *recipe.Recipe, opts Options) (*Policy, error) {
 		p.catalog[toks[0].text] = append(p.catalog[toks[0].text], catalogEntry{command: c.Command, rule: "commands: " + c.Command, tokens: toks})
 	}
 	p.allow, p.ask, p.deny = newGlobSet(r.Allow), newGlobSet(r.Ask), newGlobSet(r.Deny)
+	p.only = newGlobSet(opts.Only)
 	for _, rule := range r.Rules {
 		cr, err := newRule(rule, r.Locate)
 		if err == nil && !opts.RulesChecked {

@@ -87,6 +87,9 @@ type Options struct {
 	// AllowCommands turns on the command tools even if the recipe turns
 	// them off.
 	AllowCommands bool
+	// NoCommands takes the command tools (and tasks, which run commands)
+	// away: the model gets the file tools only.
+	NoCommands bool
 	// DryRun vets commands but runs nothing.
 	DryRun bool
 	// BeforeCommand sees each command with its decision before it runs.
@@ -134,7 +137,14 @@ func NewSet(p *policy.Policy, r *runner.Runner, opts Options) *Set {
 	for tool := range s.taskTools() {
 		s.enabled[tool] = "true"
 	}
-	if opts.AllowCommands {
+	if opts.NoCommands {
+		for name := range s.enabled {
+			if name == RunCommand || name == ExecuteCommand || name == ListAllowedCommands || !defaultToolName(name) {
+				delete(s.enabled, name)
+			}
+		}
+	}
+	if opts.AllowCommands && !opts.NoCommands {
 		for _, n := range []string{RunCommand, ExecuteCommand} {
 			if _, ok := s.enabled[n]; !ok {
 				s.enabled[n] = "true"
@@ -142,6 +152,13 @@ func NewSet(p *policy.Policy, r *runner.Runner, opts Options) *Set {
 		}
 	}
 	return s
+}
+
+// defaultToolName reports whether name is one of rein's own tools (not a
+// recipe task's).
+func defaultToolName(name string) bool {
+	_, ok := defaultTools[name]
+	return ok
 }
 
 // CommandsRun is how many commands the set has executed.
@@ -276,6 +293,8 @@ func (s *Set) Call(ctx context.Context, name, arguments string) Outcome {
 	if err := json.Unmarshal([]byte(arguments), &args); err != nil {
 		return errorOutcome("the arguments of %s are not valid JSON (%v); send an object like {\"command\": \"...\"}", name, err)
 	}
+	// A command tool in "ask" mode confirms each command it runs
+	// (execute); every other tool confirms the call.
 	if mode == "ask" && name != RunCommand && name != ExecuteCommand {
 		if out, ok := s.approveTool(ctx, name, arguments); !ok {
 			return out

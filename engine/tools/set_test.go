@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -167,5 +168,37 @@ func TestFileToolSummaries(t *testing.T) {
 		if o := set.Call(context.Background(), tt.tool, tt.args); o.Summary != tt.want {
 			t.Errorf("%s %s: summary %q, want %q (%s)", tt.tool, tt.args, o.Summary, tt.want, o.Output)
 		}
+	}
+}
+
+// tools: { run_command: 'ask' } confirms every command the tool runs, an
+// allowed one too; without anyone to ask, the command is refused, naming
+// the setting.
+func TestCommandToolInAskMode(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX ls")
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(`local rein = import 'rein.libsonnet'; rein.presets.readonly + { tools+: { run_command: 'ask' } }`), 0o644)
+	_, p := policytest.Load(t, dir, "")
+	set := tools.NewSet(p, runner.New(p, runner.Options{}), tools.Options{})
+	o := set.Call(context.Background(), tools.RunCommand, `{"command":"ls","reason":"look"}`)
+	if !strings.Contains(errorOf(o), "tools.run_command is 'ask'") {
+		t.Errorf("ls ran or was refused for another reason: %s", o.Output)
+	}
+	var asked []string
+	set = tools.NewSet(p, runner.New(p, runner.Options{}), tools.Options{Approver: func(_ context.Context, req tools.ApprovalRequest) (tools.Approval, error) {
+		asked = append(asked, req.Command+" / "+req.Decision.Rule)
+		return tools.Approval{Approved: true}, nil
+	}})
+	if o := set.Call(context.Background(), tools.RunCommand, `{"command":"ls","reason":"look"}`); !o.Success {
+		t.Errorf("approved ls: %s", o.Output)
+	}
+	if len(asked) != 1 || asked[0] != "ls / tools.run_command" {
+		t.Errorf("asked %v", asked)
+	}
+	// execute_command keeps its own mode (on, by default).
+	if o := set.Call(context.Background(), tools.ExecuteCommand, `{"command":"ls"}`); !o.Success || len(asked) != 1 {
+		t.Errorf("execute_command: %s, asked %v", o.Output, asked)
 	}
 }
