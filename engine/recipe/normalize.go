@@ -162,6 +162,11 @@ func (r *Recipe) normalize() error {
 	}
 	r.Env.Deny = dedupe(append(r.Env.Deny, SecretEnv...))
 
+	// execute_command's own defaults, unless the recipe set the limits.
+	fill(&r.Limits.ExecuteTimeout, r.Limits.Timeout)
+	fill(&r.Limits.ExecuteMaxTimeout, r.Limits.MaxTimeout)
+	fill(&r.Limits.ExecuteTimeout, "60s")
+	fill(&r.Limits.ExecuteMaxTimeout, "120s")
 	fill(&r.Limits.Timeout, "30s")
 	fill(&r.Limits.MaxTimeout, "10m")
 	if r.Limits.MaxToolTurns == 0 {
@@ -186,6 +191,15 @@ func (r *Recipe) normalize() error {
 	}
 	if timeout > maxTimeout {
 		return r.fieldError("timeout", fmt.Sprintf("limits.timeout (%s) is longer than limits.max_timeout (%s)", timeout, maxTimeout))
+	}
+	// execute_command's default lies within its maximum, and both within
+	// the recipe's maximum.
+	execDefault, err1 := time.ParseDuration(r.Limits.ExecuteTimeout)
+	execMax, err2 := time.ParseDuration(r.Limits.ExecuteMaxTimeout)
+	if err1 == nil && err2 == nil {
+		execMax = min(max(execMax, execDefault), maxTimeout)
+		execDefault = min(execDefault, execMax)
+		r.Limits.ExecuteTimeout, r.Limits.ExecuteMaxTimeout = execDefault.String(), execMax.String()
 	}
 	fill(&r.Sandbox.Mode, "workspace-write")
 	if len(r.Paths.Write) == 0 && r.Sandbox.Mode == "workspace-write" {

@@ -145,6 +145,11 @@ type Limits struct {
 	FileSizeBytes     int64 `json:"file_size_bytes,omitempty"`
 	Processes         int   `json:"processes,omitempty"`
 	AddressSpaceBytes int64 `json:"address_space_bytes,omitempty"`
+	// ExecuteTimeout and ExecuteMaxTimeout are execute_command's default
+	// and longest timeout: 60s and 120s, unless the recipe sets them or
+	// limits.timeout and limits.max_timeout.
+	ExecuteTimeout    string `json:"execute_timeout,omitempty"`
+	ExecuteMaxTimeout string `json:"execute_max_timeout,omitempty"`
 }
 
 // Task is a named task (run by `rein run`, exposed to models when Expose).

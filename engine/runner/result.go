@@ -39,6 +39,9 @@ type outputResult struct {
 	TimedOut   bool   `json:"timed_out"`
 	Truncated  bool   `json:"truncated"`
 	DurationMS int64  `json:"duration_ms"`
+	// A limit cut the result: which, in words a model can act on.
+	LimitReached bool   `json:"limit_reached,omitempty"`
+	LimitMessage string `json:"limit_message,omitempty"`
 }
 
 type errorResult struct {
@@ -60,7 +63,25 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 	if r.Stdout == "" || r.Stderr == "" {
 		combined = ""
 	}
-	return marshalPlain(outputResult{r.Stdout, r.Stderr, combined, r.ExitCode, r.TimedOut, r.Truncated, r.DurationMS})
+	limit := r.LimitMessage()
+	return marshalPlain(outputResult{r.Stdout, r.Stderr, combined, r.ExitCode, r.TimedOut, r.Truncated, r.DurationMS, limit != "", limit})
+}
+
+// LimitMessage says which of rein's limits cut the result, or "".
+func (r *Result) LimitMessage() string {
+	switch {
+	case r.TimedOut:
+		return fmt.Sprintf("the command was stopped at its timeout (exit %d): ask for a longer timeout (up to limits.max_timeout) or run less at once", r.ExitCode)
+	case r.Stopped == "output":
+		return "the command was stopped for flooding its output (limits.max_output_bytes): narrow it (head, grep, a smaller range)"
+	case r.Stopped == "memory":
+		return "the command was stopped for the memory its shell took: process the data in smaller pieces"
+	case r.Stopped != "":
+		return "the command was stopped by rein's " + r.Stopped + " limit"
+	case r.Truncated:
+		return "the output was longer than limits.max_output_bytes: its head and tail are kept around a marker; narrow the command to see the middle"
+	}
+	return ""
 }
 
 // marshalPlain is json.Marshal without HTML escaping: a command's output

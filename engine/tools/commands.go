@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/reinsh/rein/engine/recipe"
 	"time"
 
 	"github.com/reinsh/rein/engine/policy"
@@ -32,8 +33,15 @@ func (s *Set) executeCommand(ctx context.Context, args map[string]json.RawMessag
 	if o, ok := decode(args, &a, "command"); !ok {
 		return o
 	}
-	if a.Timeout < 0 {
+	limits := s.policy.Recipe().Limits
+	def, longest := executeTimeouts(limits)
+	switch {
+	case a.Timeout < 0:
 		return errorOutcome("timeout must be at least 1 second")
+	case a.Timeout == 0:
+		a.Timeout = int(def.Seconds())
+	case time.Duration(a.Timeout)*time.Second > longest:
+		return errorOutcome("timeout %d s is longer than execute_command allows (%d s); give at most %d, or leave it out for %d", a.Timeout, int(longest.Seconds()), int(longest.Seconds()), int(def.Seconds()))
 	}
 	argv := append([]string{a.Command}, a.Args...)
 	text := shellparse.JoinArgv(argv)
@@ -164,4 +172,13 @@ func (s *Set) approveTool(ctx context.Context, name, arguments string) (Outcome,
 		return errorOutcome("the user declined the %s call: %s", name, ans.Note), false
 	}
 	return Outcome{}, true
+}
+
+// executeTimeouts are execute_command's default and longest timeouts
+// (limits.execute_timeout and execute_max_timeout, filled in by the
+// recipe's loading), at least a second each.
+func executeTimeouts(l recipe.Limits) (def, longest time.Duration) {
+	def, _ = time.ParseDuration(l.ExecuteTimeout)
+	longest, _ = time.ParseDuration(l.ExecuteMaxTimeout)
+	return max(def, time.Second), max(longest, def, time.Second)
 }

@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/engine/runner"
@@ -209,7 +208,8 @@ func sortSpecs(specs []Spec) {
 func (s *Set) allSpecs() []Spec {
 	r := s.policy.Recipe()
 	timeout := r.Limits.Timeout
-	maxTimeout, _ := time.ParseDuration(r.Limits.MaxTimeout)
+	def, longest := executeTimeouts(r.Limits)
+	execDefault, execMax := int(def.Seconds()), int(longest.Seconds())
 	runDesc := fmt.Sprintf("Run a shell command in the workspace (%s) and return its stdout, stderr and exit code. "+
 		"It runs in rein's embedded POSIX shell, is checked against this repository's policy first, and is stopped after %s. "+
 		"Pipes, && and || work. A denied command returns an error naming the rule and commands allowed instead.\n\n%s",
@@ -219,12 +219,16 @@ func (s *Set) allSpecs() []Spec {
 			"command":{"type":"string","description":"Shell command to run, e.g. git log --oneline -5"},
 			"reason":{"type":"string","description":"Why this command is needed to answer the question"}},
 			"required":["command","reason"],"additionalProperties":false}`)},
-		{ExecuteCommand, "Run one program with arguments, without a shell (no pipes or globbing), under the same policy as run_command.", schema(fmt.Sprintf(`{"type":"object","properties":{
+		{ExecuteCommand, fmt.Sprintf("Run one program with arguments, without a shell (no pipes, globbing or variables), under the same policy as run_command. "+
+			"It is stopped after timeout seconds (default %d, at most %d). "+
+			"The result is {stdout, stderr, exit_code, timed_out, truncated, duration_ms}; a refused command returns {error, denied_by, alternatives}, "+
+			"and one cut by a limit says so in limit_reached and limit_message.", execDefault, execMax),
+			schema(fmt.Sprintf(`{"type":"object","properties":{
 			"command":{"type":"string","description":"Program to run"},
 			"args":{"type":"array","items":{"type":"string"},"description":"Arguments, passed as they are"},
 			"cwd":{"type":"string","description":"Working folder inside the workspace (default: the workspace)"},
-			"timeout":{"type":"integer","minimum":1,"maximum":%d,"description":"Seconds before the command is stopped"}},
-			"required":["command"],"additionalProperties":false}`, max(int(maxTimeout.Seconds()), 1)))},
+			"timeout":{"type":"integer","minimum":1,"maximum":%d,"default":%d,"description":"Seconds before the command is stopped"}},
+			"required":["command"],"additionalProperties":false}`, execMax, execDefault))},
 		{ListAllowedCommands, "List the commands and programs this repository's policy allows, with descriptions and what is forbidden.", schema(`{"type":"object","properties":{},"additionalProperties":false}`)},
 		{GlobTool, "Find files in the workspace by pattern (** spans folders), e.g. **/*.go.", schema(`{"type":"object","properties":{
 			"pattern":{"type":"string"},"path":{"type":"string","description":"Folder to search (default: the workspace)"}},

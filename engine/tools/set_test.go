@@ -3,9 +3,11 @@ package tools_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -200,5 +202,46 @@ func TestCommandToolInAskMode(t *testing.T) {
 	// execute_command keeps its own mode (on, by default).
 	if o := set.Call(context.Background(), tools.ExecuteCommand, `{"command":"ls"}`); !o.Success || len(asked) != 1 {
 		t.Errorf("execute_command: %s, asked %v", o.Output, asked)
+	}
+}
+
+// execute_command's timeout: 60 s by default and at most 120 s, unless the
+// recipe sets limits.timeout or limits.max_timeout; the schema says so.
+func TestExecuteCommandTimeouts(t *testing.T) {
+	for _, tt := range []struct {
+		recipe       string
+		def, longest int
+		refused      int
+	}{
+		{`local rein = import 'rein.libsonnet'; rein.presets.readonly`, 60, 120, 121},
+		{`local rein = import 'rein.libsonnet'; rein.presets.readonly + { limits+: { timeout: '10s', max_timeout: '20s' } }`, 10, 20, 21},
+		{`local rein = import 'rein.libsonnet'; rein.presets.readonly + { limits+: { max_timeout: '30s' } }`, 30, 30, 31},
+	} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(tt.recipe), 0o644)
+		_, p := policytest.Load(t, dir, "")
+		set := tools.NewSet(p, runner.New(p, runner.Options{}), tools.Options{})
+		var schema struct {
+			Properties struct {
+				Timeout struct{ Default, Maximum int }
+			}
+		}
+		var desc string
+		for _, s := range set.Specs() {
+			if s.Name == tools.ExecuteCommand {
+				json.Unmarshal(s.Schema, &schema)
+				desc = s.Description
+			}
+		}
+		if schema.Properties.Timeout.Default != tt.def || schema.Properties.Timeout.Maximum != tt.longest {
+			t.Errorf("%s: schema timeout %+v, want default %d maximum %d", tt.recipe, schema.Properties.Timeout, tt.def, tt.longest)
+		}
+		if !strings.Contains(desc, "exit_code") || !strings.Contains(desc, "default "+strconv.Itoa(tt.def)) {
+			t.Errorf("description: %s", desc)
+		}
+		o := set.Call(context.Background(), tools.ExecuteCommand, fmt.Sprintf(`{"command":"true","timeout":%d}`, tt.refused))
+		if !strings.Contains(errorOf(o), "longer than execute_command allows") {
+			t.Errorf("timeout %d: %s", tt.refused, o.Output)
+		}
 	}
 }
