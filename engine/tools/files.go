@@ -28,6 +28,9 @@ type Files struct {
 	workspace string // as configured
 	real      string // with symlinks resolved
 	maxBytes  int
+	// maxOutput caps what glob, grep and list_directory return
+	// (limits.max_output_bytes), as a command's output is capped.
+	maxOutput int
 	// checked, in tests, runs between a path's check and its opening: where
 	// another process could swap the file or a folder above it.
 	checked func(abs string)
@@ -40,7 +43,7 @@ func NewFiles(p *policy.Policy) *Files {
 	if err != nil {
 		real = ws
 	}
-	return &Files{policy: p, workspace: ws, real: real, maxBytes: p.Recipe().Limits.MaxFileBytes}
+	return &Files{policy: p, workspace: ws, real: real, maxBytes: p.Recipe().Limits.MaxFileBytes, maxOutput: max(p.Recipe().Limits.MaxOutputBytes, 1024)}
 }
 
 // Limits on search output.
@@ -122,11 +125,22 @@ func (f *Files) rel(abs string) string {
 	return abs
 }
 
+// Limit says a limit cut a tool's result, as command results say it.
+type Limit struct {
+	LimitReached bool   `json:"limit_reached,omitempty"`
+	LimitMessage string `json:"limit_message,omitempty"`
+}
+
+func (l *Limit) reached(format string, args ...any) {
+	l.LimitReached, l.LimitMessage = true, fmt.Sprintf(format, args...)
+}
+
 // ReadResult is file_read's result.
 type ReadResult struct {
 	Output    string `json:"output"`
 	Bytes     int    `json:"bytes"`
 	Truncated bool   `json:"truncated"`
+	Limit
 }
 
 // Read returns lines [offset, offset+limit) of a file (1-based; 0 = from
@@ -176,6 +190,7 @@ func (f *Files) Read(path string, offset, limit int) (*ReadResult, error) {
 	if limited.N <= 0 || out.Len() > f.maxBytes {
 		out.Truncate(min(out.Len(), f.maxBytes))
 		res.Truncated = true
+		res.reached("the file is longer than limits.max_file_bytes (%d bytes): read the rest with offset and limit", f.maxBytes)
 	}
 	res.Output, res.Bytes = out.String(), out.Len()
 	return res, nil
@@ -234,14 +249,21 @@ func (f *Files) Write(path, content string, appendTo bool) (*WriteResult, error)
 
 // Entry is one list_directory entry.
 type Entry struct {
-	Name string `json:"name"`
-	Type string `json:"type"` // file, dir, symlink, other
-	Size int64  `json:"size"`
+	Name  string `json:"name"`
+	Path  string `json:"path"`            // from the workspace's top
+	Type  string `json:"type"`            // file, dir, symlink, other
+	Size  int64  `json:"size"`            // a file's bytes
+	Items int    `json:"items,omitempty"` // a folder's entries, up to maxItems
 }
+
+// maxItems is how far list_directory counts a folder's entries: one read of
+// the folder, no walk.
+const maxItems = 1000
 
 // ListResult is list_directory's result.
 type ListResult struct {
 	Entries []Entry `json:"entries"`
+	Limit
 }
 
 // List lists a folder.
@@ -268,8 +290,13 @@ func (f *Files) List(path string) (*ListResult, error) {
 	}
 	sort.Slice(des, func(i, j int) bool { return des[i].Name() < des[j].Name() })
 	res := &ListResult{Entries: []Entry{}}
-	for _, de := range des {
-		e := Entry{Name: de.Name(), Type: "other"}
+	size := 0
+	for i, de := range des {
+		if size += len(de.Name())*2 + 80; size > f.maxOutput {
+			res.reached("listed %d of %d entries (limits.max_output_bytes); list a folder further down, or use glob", i, len(des))
+			break
+		}
+		e := Entry{Name: de.Name(), Path: f.rel(filepath.Join(abs, de.Name())), Type: "other"}
 		switch {
 		case de.Type()&fs.ModeSymlink != 0:
 			e.Type = "symlink"
@@ -281,15 +308,34 @@ func (f *Files) List(path string) (*ListResult, error) {
 		if info, err := de.Info(); err == nil && e.Type == "file" {
 			e.Size = info.Size()
 		}
+		if e.Type == "dir" {
+			e.Items = f.items(filepath.Join(abs, de.Name()))
+		}
 		res.Entries = append(res.Entries, e)
 	}
 	return res, nil
+}
+
+// items counts a folder's entries, up to maxItems (0 when it cannot be
+// read, or the policy does not let it be).
+func (f *Files) items(dir string) int {
+	if _, err := f.resolve(dir, false); err != nil {
+		return 0
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return 0
+	}
+	defer d.Close()
+	names, _ := d.Readdirnames(maxItems)
+	return len(names)
 }
 
 // SearchResult is the result of glob and grep.
 type SearchResult struct {
 	Output string `json:"output"`
 	Count  int    `json:"count"`
+	Limit
 }
 
 // Glob lists files under path matching a pattern (** spans folders).
@@ -302,22 +348,32 @@ func (f *Files) Glob(pattern, path string) (*SearchResult, error) {
 		return nil, err
 	}
 	var found []string
+	size := 0
 	err = f.walk(root, func(abs string, _ fs.FileInfo) bool {
 		rel, _ := filepath.Rel(root, abs)
 		if policy.MatchPath(pattern, filepath.ToSlash(rel)) {
 			found = append(found, f.rel(abs))
+			size += len(found[len(found)-1]) + 1
 		}
-		return len(found) < maxGlob
+		return len(found) < maxGlob && size <= f.maxOutput
 	})
 	if err != nil {
 		return nil, err
 	}
-	sort.Strings(found)
-	out := strings.Join(found, "\n")
-	if len(found) >= maxGlob {
-		out += fmt.Sprintf("\n[stopped at %d files; narrow the pattern]", maxGlob)
+	res := &SearchResult{Count: len(found)}
+	if size > f.maxOutput {
+		found = found[:len(found)-1]
+		res.Count = len(found)
+		res.reached("stopped at %d files (limits.max_output_bytes); narrow the pattern or the path", len(found))
+	} else if len(found) >= maxGlob {
+		res.reached("stopped at %d files; narrow the pattern or the path", maxGlob)
 	}
-	return &SearchResult{Output: out, Count: len(found)}, nil
+	sort.Strings(found)
+	res.Output = strings.Join(found, "\n")
+	if res.LimitReached {
+		res.Output += "\n[" + res.LimitMessage + "]"
+	}
+	return res, nil
 }
 
 // Grep searches files under path for an RE2 pattern; glob filters file
@@ -340,15 +396,23 @@ func (f *Files) Grep(pattern, path, glob string) (*SearchResult, error) {
 			}
 		}
 		count += f.grepFile(abs, info, re, &out, maxMatches-count)
-		return count < maxMatches
+		return count < maxMatches && out.Len() < f.maxOutput
 	})
 	if err != nil {
 		return nil, err
 	}
-	if count >= maxMatches {
-		fmt.Fprintf(&out, "[stopped at %d matches; narrow the pattern or the path]\n", maxMatches)
+	res := &SearchResult{Count: count}
+	switch {
+	case out.Len() >= f.maxOutput:
+		res.reached("stopped after %d matches (limits.max_output_bytes); narrow the pattern or the path", count)
+	case count >= maxMatches:
+		res.reached("stopped at %d matches; narrow the pattern or the path", maxMatches)
 	}
-	return &SearchResult{Output: out.String(), Count: count}, nil
+	if res.LimitReached {
+		fmt.Fprintf(&out, "[%s]\n", res.LimitMessage)
+	}
+	res.Output = out.String()
+	return res, nil
 }
 
 func (f *Files) grepFile(abs string, info fs.FileInfo, re *regexp.Regexp, out *strings.Builder, room int) int {
@@ -368,7 +432,7 @@ func (f *Files) grepFile(abs string, info fs.FileInfo, re *regexp.Regexp, out *s
 	sc := bufio.NewScanner(io.LimitReader(file, int64(f.maxBytes)))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	count := 0
-	for line := 1; sc.Scan() && count < room; line++ {
+	for line := 1; sc.Scan() && count < room && out.Len() < f.maxOutput; line++ {
 		if re.Match(sc.Bytes()) {
 			fmt.Fprintf(out, "%s:%d: %s\n", f.rel(abs), line, sc.Text())
 			count++

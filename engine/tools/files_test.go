@@ -2,9 +2,11 @@ package tools_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -209,5 +211,39 @@ func TestSystemInfo(t *testing.T) {
 	}
 	if v, ok := info.Tools["cargo"]; !ok || v != nil && !strings.Contains(*v, "cargo") {
 		t.Errorf("cargo: %v", v)
+	}
+}
+
+// glob, grep and list_directory are capped by bytes
+// (limits.max_output_bytes) as command output is, and say so; folders'
+// entries carry their path and how many entries they hold.
+func TestFileToolsAreCappedByBytes(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(`local rein = import 'rein.libsonnet'; rein.presets.readonly + { limits+: { max_output_bytes: 1024 } }`), 0o644)
+	many := filepath.Join(dir, "many")
+	os.MkdirAll(filepath.Join(many, "sub"), 0o755)
+	for i := range 200 {
+		os.WriteFile(filepath.Join(many, fmt.Sprintf("a-rather-long-file-name-%03d.txt", i)), []byte("needle\n"), 0o644)
+	}
+	os.WriteFile(filepath.Join(many, "sub", "x"), nil, 0o644)
+	_, p := policytest.Load(t, dir, "")
+	f := tools.NewFiles(p)
+	g, err := f.Glob("**/*.txt", "")
+	if err != nil || !g.LimitReached || len(g.Output) > 1200 || !strings.Contains(g.Output, "limits.max_output_bytes") {
+		t.Errorf("glob: %v %+v (%d bytes)", err, g.Limit, len(g.Output))
+	}
+	m, err := f.Grep("needle", "", "")
+	if err != nil || !m.LimitReached || len(m.Output) > 1300 {
+		t.Errorf("grep: %v %+v (%d bytes)", err, m.Limit, len(m.Output))
+	}
+	l, err := f.List("many")
+	if err != nil || !l.LimitReached || len(l.Entries) == 0 || len(l.Entries) >= 201 {
+		t.Fatalf("list: %v %+v (%d entries)", err, l.Limit, len(l.Entries))
+	}
+	if e := l.Entries[0]; e.Path != "many/a-rather-long-file-name-000.txt" {
+		t.Errorf("entry %+v", e)
+	}
+	if l, _ := f.List(""); !slices.ContainsFunc(l.Entries, func(e tools.Entry) bool { return e.Name == "many" && e.Items == 201 }) {
+		t.Errorf("the folder's entry does not count its 201 entries: %+v", l.Entries)
 	}
 }
