@@ -2,7 +2,9 @@ package tools
 
 import (
 	"fmt"
+	"maps"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 
@@ -53,6 +55,29 @@ func Catalog(r *recipe.Recipe, detailed bool) string {
 			continue
 		}
 		line := "- " + n
+		if detailed && len(p.Subcommands) > 0 {
+			// One line per subcommand, with what it is for.
+			if p.Description != "" {
+				line += ": " + p.Description
+			}
+			if len(p.DenyFlags) > 0 {
+				line += fmt.Sprintf(" [not: %s]", strings.Join(p.DenyFlags, " "))
+			}
+			for _, s := range slices.Sorted(maps.Keys(p.Subcommands)) {
+				sub := "  - " + n + " " + s
+				if sc := p.Subcommands[s]; sc != nil {
+					if sc.Ask {
+						sub += " (asks first)"
+					}
+					if sc.Description != "" {
+						sub += ": " + sc.Description
+					}
+				}
+				line += "\n" + sub
+			}
+			lines = append(lines, line)
+			continue
+		}
 		if len(p.Subcommands) > 0 {
 			subs := make([]string, 0, len(p.Subcommands))
 			for s, sc := range p.Subcommands {

@@ -245,3 +245,16 @@ func TestExecuteCommandTimeouts(t *testing.T) {
 		}
 	}
 }
+
+// list_allowed_commands shows each subcommand with what it is for.
+func TestListAllowedCommandsDescribesSubcommands(t *testing.T) {
+	set, _ := newSet(t, "git", tools.Options{})
+	o := set.Call(context.Background(), tools.ListAllowedCommands, `{}`)
+	var got struct{ Output string }
+	json.Unmarshal([]byte(o.Output), &got)
+	for _, want := range []string{"\n  - git blame: Who last changed each line\n", "\n  - git cherry-pick (asks first): "} {
+		if !strings.Contains(got.Output, want) {
+			t.Errorf("the catalog lacks %q:\n%s", want, got.Output)
+		}
+	}
+}
