@@ -188,10 +188,11 @@ func (c *askCmd) run(g *Globals, e *env, sessionName *string) error {
 	}
 	outcome, err := agent.Run(ctx, agent.Options{
 		Provider: prov, Model: spec.Model, Temperature: r.Provider.Temperature, Tools: set,
-		MaxToolTurns: maxTurns, MaxCommands: r.Limits.MaxCommands, OnEvent: onEvent, OnMessage: rec.Message,
+		MaxToolTurns: maxTurns, MaxCommands: r.Limits.MaxCommands, OnEvent: onEvent, OnMessage: rec.Message, Saved: rec.Saved,
 	}, history)
-	if rec.Err != nil {
-		return fmt.Errorf("the session could not be saved: %w", rec.Err)
+	if err := rec.Saved(); err != nil {
+		// Said at once: the loop stopped on it.
+		return fmt.Errorf("the session could not be saved, so rein stopped the conversation: %w; see rein doctor", err)
 	}
 	if err != nil && !errors.Is(err, context.Canceled) && rec.Discard(c.Session == "") {
 		return err // nothing to continue: no session to name

@@ -64,6 +64,10 @@ type Options struct {
 	// OnMessage receives every message as it is added to the conversation
 	// (a tool call before it runs, its result after), for durable storage.
 	OnMessage func(message.Message)
+	// Saved reports the first failed write of what OnMessage and the
+	// tools record (a full disk, a read-only database): the loop stops at
+	// once on it rather than go on with a conversation it cannot keep.
+	Saved func() error
 	// Sleep waits between retries (tests replace it).
 	Sleep func(context.Context, time.Duration) error
 }
@@ -88,6 +92,12 @@ func Run(ctx context.Context, opts Options, history []message.Message) (*Outcome
 		out.Messages = append(out.Messages, m)
 		opts.OnMessage(m)
 	}
+	unsaved := func() error {
+		if err := opts.Saved(); err != nil {
+			return fmt.Errorf("the session could not be saved, so rein stopped the conversation: %w", err)
+		}
+		return nil
+	}
 	var specs []provider.Tool
 	for _, s := range opts.Tools.Specs() {
 		specs = append(specs, provider.Tool{Name: s.Name, Description: s.Description, Parameters: s.Schema})
@@ -105,6 +115,9 @@ func Run(ctx context.Context, opts Options, history []message.Message) (*Outcome
 		opts.OnEvent(Event{Type: "usage", Usage: &usage})
 		if resp.Text != "" {
 			add(message.Text(message.Assistant, resp.Text))
+		}
+		if err := unsaved(); err != nil {
+			return out, err
 		}
 		if len(resp.ToolCalls) == 0 {
 			out.Answer = resp.Text
@@ -135,6 +148,9 @@ func Run(ctx context.Context, opts Options, history []message.Message) (*Outcome
 			opts.OnEvent(Event{Type: "tool_result", ID: c.ID, Name: c.Name, Command: o.Command, Success: &ok, Summary: o.Summary, Output: o.Output})
 			if ctx.Err() != nil {
 				return out, ctx.Err()
+			}
+			if err := unsaved(); err != nil {
+				return out, err
 			}
 		}
 		if limit != "" {
@@ -176,6 +192,9 @@ func (o *Options) defaults() {
 	}
 	if o.OnEvent == nil {
 		o.OnEvent = func(Event) {}
+	}
+	if o.Saved == nil {
+		o.Saved = func() error { return nil }
 	}
 	if o.OnMessage == nil {
 		o.OnMessage = func(message.Message) {}

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -255,5 +256,33 @@ func TestCancelDuringCommand(t *testing.T) {
 	}
 	if len(message.Repair(out.Messages)) != len(out.Messages) || out.Messages[len(out.Messages)-1].Kind != message.ToolResult {
 		t.Errorf("conversation left inconsistent: %+v", out.Messages)
+	}
+}
+
+// A session write that fails (a full disk) stops the loop at once, saying
+// so: the conversation does not go on unrecorded.
+func TestUnsavedSessionStopsTheLoop(t *testing.T) {
+	dir := t.TempDir()
+	srv := newScripted(t,
+		step{calls: [][2]string{run("list_directory", `{}`)}},
+		step{calls: [][2]string{run("list_directory", `{}`)}},
+		step{text: "done"},
+	)
+	opts, _ := setup(t, dir, "readonly", srv)
+	messages := 0
+	opts.OnMessage = func(message.Message) { messages++ }
+	full := errors.New("database or disk is full")
+	opts.Saved = func() error {
+		if messages >= 2 {
+			return full
+		}
+		return nil
+	}
+	_, err := Run(context.Background(), opts, question("what is here?"))
+	if !errors.Is(err, full) || !strings.Contains(err.Error(), "could not be saved") {
+		t.Fatalf("err %v", err)
+	}
+	if len(srv.requests) != 1 {
+		t.Errorf("the model was called %d times after the write failed", len(srv.requests))
 	}
 }

@@ -111,6 +111,13 @@ func countMessages(events []store.Event) int {
 	return n
 }
 
+// Saved returns the first write that failed, or nil (the agent's Saved).
+func (r *Recorder) Saved() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.Err
+}
+
 // Source names what the recorded commands come from (ask, mcp).
 func (r *Recorder) Source(source string) { r.source = source }
 
