@@ -33,6 +33,7 @@ type askCmd struct {
 	Yes             bool     `short:"y" help:"Approve commands whose verdict is ask. Never overrides deny."`
 	DryRun          bool     `name:"dry-run" help:"Let the model plan; run nothing (it is told what would have run)."`
 	Quiet           bool     `short:"q" help:"Print only the final answer."`
+	Full            bool     `help:"Show command output and files read or written unfolded (by default 12 lines of output and 3 of a file)."`
 	JSON            bool     `help:"Print one JSON event per line."`
 	Session         string   `help:"Continue the named session (created if new); without it each question starts a session of its own." placeholder:"NAME"`
 	NewSession      bool     `name:"new-session" help:"Start the named session afresh."`
@@ -140,7 +141,9 @@ func (c *askCmd) run(g *Globals, e *env, sessionName *string) error {
 		name = session.NewName()
 	}
 	*sessionName = name
-	show := report.NewAskPrinter(e.stdout, e.stderr, c.Quiet, e.stdinTerminal).Event
+	printer := report.NewAskPrinter(e.stdout, e.stderr, c.Quiet, e.stdinTerminal)
+	printer.Full = c.Full
+	show := printer.Event
 	if c.JSON {
 		show = report.JSONEvents(e.stdout, name)
 	}

@@ -22,8 +22,10 @@ import (
 type AskPrinter struct {
 	out, info io.Writer
 	quiet     bool
-	spin      *spinner
-	midLine   bool // the streamed text did not end with a newline
+	// Full shows command output and files read unfolded.
+	Full    bool
+	spin    *spinner
+	midLine bool // the streamed text did not end with a newline
 }
 
 // NewAskPrinter makes a printer; terminal turns the spinner on.
@@ -74,7 +76,7 @@ func (p *AskPrinter) Event(e agent.Event) {
 	case "tool_call":
 		if !p.quiet && e.Name != tools.RunCommand && e.Name != tools.ExecuteCommand {
 			p.newline()
-			fmt.Fprintf(p.info, "▶ %s %s\n", Visible(e.Name), Visible(e.Arguments))
+			p.call(e)
 		}
 	case "context":
 		if !p.quiet {
@@ -134,6 +136,11 @@ func (p *AskPrinter) result(e agent.Event) {
 		return
 	}
 	if !command {
+		if e.Name == tools.FileRead {
+			var read struct{ Output string }
+			_ = json.Unmarshal([]byte(e.Output), &read)
+			p.lines(read.Output, fileLines)
+		}
 		fmt.Fprintf(p.info, "  %s\n", Visible(e.Summary))
 		return
 	}
@@ -141,18 +148,52 @@ func (p *AskPrinter) result(e agent.Event) {
 	if text == "" {
 		text = r.Stdout + r.Stderr // one of them is empty
 	}
-	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	p.lines(text, foldLines)
+	fmt.Fprintf(p.info, "  %s\n", e.Summary)
+}
+
+// fileLines is how much of a file a file tool read or wrote is shown
+// before it is folded.
+const fileLines = 3
+
+// lines shows text, folded after n lines unless Full.
+func (p *AskPrinter) lines(text string, n int) {
 	if text == "" {
-		lines = nil
+		return
 	}
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
 	for i, l := range lines {
-		if i == foldLines {
-			fmt.Fprintf(p.info, "  │ … %d more lines\n", len(lines)-foldLines)
+		if i == n && !p.Full {
+			fmt.Fprintf(p.info, "  │ … %d more lines\n", len(lines)-n)
 			break
 		}
 		fmt.Fprintf(p.info, "  │ %s\n", Visible(l))
 	}
-	fmt.Fprintf(p.info, "  %s\n", e.Summary)
+}
+
+// call shows a tool call that is not a command: a file written as its
+// path and first lines, others as their arguments (clipped).
+func (p *AskPrinter) call(e agent.Event) {
+	if e.Name == tools.FileWrite {
+		var w struct {
+			Path, Content string
+			Append        bool
+		}
+		if json.Unmarshal([]byte(e.Arguments), &w) == nil {
+			verb := "writes"
+			if w.Append {
+				verb = "appends to"
+			}
+			fmt.Fprintf(p.info, "▶ file_write: %s %s (%d bytes)\n", verb, Visible(w.Path), len(w.Content))
+			p.lines(w.Content, fileLines)
+			return
+		}
+	}
+	args := Visible(e.Arguments)
+	if !p.Full {
+		args = Clip(args, 200)
+	}
+	fmt.Fprintf(p.info, "▶ %s %s\n", Visible(e.Name), args)
 }
 
 // JSONEvents writes one JSON object per event.

@@ -89,3 +89,28 @@ func TestAskPrinterShowsTaskOutput(t *testing.T) {
 		t.Errorf("got %q", info.String())
 	}
 }
+
+// A file written shows its path, size and first lines; a file read its
+// first lines; --full unfolds both, and command output.
+func TestAskPrinterShowsFilesAndUnfolds(t *testing.T) {
+	write := agent.Event{Type: "tool_call", Name: tools.FileWrite, Arguments: `{"path":"notes.md","content":"line 1\nline 2\nline 3\nline 4\nline 5\n"}`}
+	read := agent.Event{Type: "tool_result", Name: tools.FileRead, Summary: "read notes.md: 5 lines, 35 bytes", Output: `{"output":"line 1\nline 2\nline 3\nline 4\nline 5\n"}`}
+	var info strings.Builder
+	p := NewAskPrinter(io.Discard, &info, false, false)
+	p.Event(write)
+	p.Event(read)
+	got := info.String()
+	for _, want := range []string{"▶ file_write: writes notes.md (35 bytes)\n  │ line 1\n  │ line 2\n  │ line 3\n  │ … 2 more lines\n", "  │ … 2 more lines\n  read notes.md: 5 lines"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lacks %q:\n%s", want, got)
+		}
+	}
+	info.Reset()
+	p.Full = true
+	p.Event(write)
+	p.Event(read)
+	p.Event(agent.Event{Type: "tool_result", Name: tools.RunCommand, Summary: "exit 0", Output: `{"stdout":"` + strings.Repeat(`x\n`, 30) + `","stderr":"","exit_code":0}`})
+	if got := info.String(); strings.Contains(got, "more lines") || strings.Count(got, "│ line 5") != 2 || strings.Count(got, "│ x") != 30 {
+		t.Errorf("--full folded:\n%s", got)
+	}
+}
