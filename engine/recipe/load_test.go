@@ -190,6 +190,20 @@ func TestPlatformExtVars(t *testing.T) {
 	if posix.Programs["findstr"] != nil || windows.Programs["findstr"] == nil || windows.Programs["where"] == nil {
 		t.Error("windows equivalents should appear only when os=windows")
 	}
+	// The Windows catalog offers only what runs there: no cmd.exe
+	// built-ins (dir), and type is the shell's own (it describes a
+	// command name; it prints no file).
+	if windows.Programs["dir"] != nil {
+		t.Error("dir is a cmd.exe built-in, which rein's shell cannot run")
+	}
+	if ty := windows.Programs["type"]; ty == nil || strings.Contains(ty.Description, "Print files") {
+		t.Errorf("type on Windows: %+v", ty)
+	}
+	for _, c := range windows.Commands {
+		if first := strings.Fields(c.Command)[0]; first == "dir" || first == "type" {
+			t.Errorf("the Windows catalog offers %q", c.Command)
+		}
+	}
 }
 
 func TestUnavailableCommands(t *testing.T) {

@@ -20,7 +20,7 @@ func Catalog(r *recipe.Recipe, detailed bool) string {
 	if detailed {
 		// Honest names: the model uses this platform's commands, untranslated.
 		if runtime.GOOS == "windows" {
-			b.WriteString("Platform: windows (Windows commands: findstr, type, dir, where; run through rein's POSIX shell)\n")
+			b.WriteString("Platform: windows (commands run through rein's POSIX shell; Windows programs such as findstr and where run, cmd.exe's built-ins such as dir and type do not: read files with file_read and list folders with list_directory)\n")
 		} else {
 			fmt.Fprintf(&b, "Platform: %s/%s (POSIX commands, run through rein's embedded POSIX shell)\n", runtime.GOOS, runtime.GOARCH)
 		}

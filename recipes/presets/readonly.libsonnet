@@ -85,10 +85,11 @@ local posix = {
   declare: p('Declare a shell variable'),
 };
 
+// Windows programs that run as programs: cmd.exe's built-ins (dir, type)
+// do not, and rein's shell has a type of its own (it describes a command
+// name). Files are read and folders listed with the file tools there.
 local windows = {
-  findstr: p('Search file contents (Windows)'),
-  type: p('Print files (Windows: type FILE)'),
-  dir: p('List folder contents (Windows)'),
+  findstr: p('Search file contents (Windows: findstr /N TEXT FILE)'),
   where: p('Locate a program on PATH (Windows)'),
 };
 
