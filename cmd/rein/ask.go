@@ -20,8 +20,9 @@ import (
 
 type askCmd struct {
 	Question        []string `arg:"" help:"The question, e.g. 'why is my build failing?'"`
-	Model           string   `short:"m" help:"provider:model, e.g. openai:gpt-4.1, anthropic:claude-sonnet-4-5, ollama:qwen3, openai-compatible:NAME (default: the recipe's provider.model or $REIN_MODEL)." env:"REIN_MODEL"`
-	BaseURL         string   `name:"base-url" help:"API base URL for OpenAI-compatible servers (vLLM, LM Studio, OpenRouter, ...)."`
+	Model           string   `short:"m" help:"provider:model, e.g. openai:gpt-4.1, anthropic:claude-sonnet-4-5, ollama:qwen3, openai-compatible:NAME, azure:DEPLOYMENT (default: the recipe's provider.model or $REIN_MODEL)." env:"REIN_MODEL"`
+	BaseURL         string   `name:"base-url" help:"API base URL for OpenAI-compatible servers (vLLM, LM Studio, OpenRouter, ...) and Azure (https://NAME.openai.azure.com, ?api-version=V to choose the version)."`
+	APIKeyEnv       string   `name:"api-key-env" help:"The variable holding the API key (default: the provider's own, e.g. OPENAI_API_KEY, then REIN_API_KEY)." placeholder:"NAME"`
 	System          string   `help:"Replace rein's system prompt."`
 	AllowCommands   bool     `name:"allow-commands" help:"Give the model the command tools even if the recipe turns them off."`
 	NoAllowCommands bool     `name:"no-allow-commands" help:"Give the model no command tools (nor tasks): file tools only."`
@@ -41,8 +42,9 @@ type askCmd struct {
 
 func (c *askCmd) Help() string {
 	return `Asks a model, which gathers facts with vetted commands and file tools, then
-answers. Keys come from OPENAI_API_KEY, ANTHROPIC_API_KEY, or the variable the
-recipe's provider.api_key_env names.
+answers. Keys come from OPENAI_API_KEY, ANTHROPIC_API_KEY, AZURE_OPENAI_API_KEY,
+the variable --api-key-env or the recipe's provider.api_key_env names, and
+else REIN_API_KEY (also the key of an OpenAI-compatible server).
 
 The model gets the tools the recipe's tools field turns on: by default the
 command tools (every command is vetted against the recipe and run in the
@@ -113,7 +115,11 @@ func (c *askCmd) run(g *Globals, e *env, sessionName *string) error {
 	if baseURL == "" {
 		baseURL = r.Provider.BaseURL
 	}
-	spec, err := provider.ParseModel(model, baseURL, r.Provider.APIKeyEnv)
+	keyEnv := c.APIKeyEnv
+	if keyEnv == "" {
+		keyEnv = r.Provider.APIKeyEnv
+	}
+	spec, err := provider.ParseModel(model, baseURL, keyEnv)
 	if err != nil {
 		return err
 	}

@@ -49,6 +49,21 @@ func newOpenAI(spec Spec, key string, hc *http.Client) *openAI {
 	if spec.BaseURL != "" {
 		cfg.BaseURL = spec.BaseURL
 	}
+	return newOpenAIWith(spec, cfg, hc)
+}
+
+// newAzure speaks to an Azure OpenAI deployment: its key goes in the
+// api-key header, the deployment is in the path
+// (/openai/deployments/NAME/chat/completions) and api-version in the query.
+func newAzure(spec Spec, key string, hc *http.Client) *openAI {
+	cfg := openai.DefaultAzureConfig(key, spec.BaseURL)
+	cfg.APIVersion = spec.APIVersion
+	// The model is the deployment's name, as written.
+	cfg.AzureModelMapperFunc = func(model string) string { return model }
+	return newOpenAIWith(spec, cfg, hc)
+}
+
+func newOpenAIWith(spec Spec, cfg openai.ClientConfig, hc *http.Client) *openAI {
 	// Servers send keep-alive comment lines while a model thinks; go-openai
 	// counts them as empty messages and fails the stream after 300 by
 	// default. A long think is not an error.

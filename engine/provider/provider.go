@@ -123,18 +123,28 @@ func noToolsHint(msg string) bool {
 
 // Spec is a parsed model string: provider:model.
 type Spec struct {
-	Provider string // openai, anthropic, ollama, openai-compatible
-	Model    string
+	Provider string // openai, anthropic, ollama, openai-compatible, azure
+	Model    string // an Azure deployment's name, for azure
 	BaseURL  string
 	KeyEnv   string // the variable the API key comes from
 	// Guessed: the model string named no provider, and it was guessed
 	// from the model's name (claude-* is Anthropic's).
 	Guessed bool
+	// APIVersion is Azure OpenAI's api-version (from the base URL's
+	// ?api-version=, else AzureAPIVersion).
+	APIVersion string
 }
 
 // Defaults for model strings.
 const (
 	OllamaBaseURL = "http://localhost:11434/v1"
+	// AzureAPIVersion is the Azure OpenAI API version rein speaks unless
+	// the base URL names one: a GA version with tool calls and streamed
+	// usage.
+	AzureAPIVersion = "2024-10-21"
+	// KeyEnvAny is the variable a key for any provider may come from when
+	// nothing names another: an OpenAI-compatible server needs none.
+	KeyEnvAny = "REIN_API_KEY"
 )
 
 // ParseModel reads "openai:gpt-4.1", "anthropic:claude-sonnet-4-5",
@@ -171,8 +181,22 @@ func ParseModel(s, baseURL, keyEnv string) (Spec, error) {
 		if spec.BaseURL == "" {
 			return spec, fmt.Errorf("openai-compatible models need --base-url (e.g. http://localhost:8000/v1)")
 		}
+	case "azure":
+		if spec.BaseURL == "" {
+			return spec, fmt.Errorf("azure:%s needs --base-url, your resource's endpoint (e.g. https://NAME.openai.azure.com); the model is the deployment's name", model)
+		}
+		u, _ := url.Parse(spec.BaseURL)
+		spec.APIVersion = u.Query().Get("api-version")
+		if spec.APIVersion == "" {
+			spec.APIVersion = AzureAPIVersion
+		}
+		u.RawQuery = ""
+		spec.BaseURL = strings.TrimSuffix(u.String(), "/")
+		if spec.KeyEnv == "" {
+			spec.KeyEnv = "AZURE_OPENAI_API_KEY"
+		}
 	default:
-		return spec, fmt.Errorf("unknown provider %q in %q; the provider is one of openai, anthropic, ollama or openai-compatible (e.g. openai:gpt-4o)", name, s)
+		return spec, fmt.Errorf("unknown provider %q in %q; the provider is one of openai, anthropic, azure, ollama or openai-compatible (e.g. openai:gpt-4o)", name, s)
 	}
 	return spec, nil
 }
@@ -209,13 +233,21 @@ func New(spec Spec, opts Options) (Provider, error) {
 	key := ""
 	if spec.KeyEnv != "" {
 		key = opts.Getenv(spec.KeyEnv)
-		if key == "" {
-			return nil, fmt.Errorf("no API key for %s: set %s (or name another variable with the recipe's provider.api_key_env)", spec.Provider, spec.KeyEnv)
+		if key == "" && spec.KeyEnv != KeyEnvAny {
+			key = opts.Getenv(KeyEnvAny)
 		}
+		if key == "" {
+			return nil, fmt.Errorf("no API key for %s: set %s or %s (or name another variable with --api-key-env or the recipe's provider.api_key_env)", spec.Provider, spec.KeyEnv, KeyEnvAny)
+		}
+	} else {
+		// A local server needs no key; one that does takes REIN_API_KEY.
+		key = opts.Getenv(KeyEnvAny)
 	}
 	switch spec.Provider {
 	case "anthropic":
 		return newAnthropic(spec, key, opts.HTTPClient), nil
+	case "azure":
+		return newAzure(spec, key, opts.HTTPClient), nil
 	default:
 		return newOpenAI(spec, key, opts.HTTPClient), nil
 	}

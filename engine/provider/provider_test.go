@@ -325,3 +325,66 @@ func TestErrorHints(t *testing.T) {
 		t.Errorf("5xx: %s", got)
 	}
 }
+
+// Azure OpenAI: the deployment in the path, api-version in the query (from
+// the base URL, else rein's), the key in the api-key header.
+func TestAzureOpenAI(t *testing.T) {
+	var path, version, key, auth string
+	srv := serve(t, fixture(t, "compat-no-index.sse"), func(r *http.Request, _ []byte) {
+		path, version, key, auth = r.URL.Path, r.URL.Query().Get("api-version"), r.Header.Get("api-key"), r.Header.Get("Authorization")
+	})
+	for _, tt := range []struct{ base, version string }{
+		{srv.URL, AzureAPIVersion},
+		{srv.URL + "/?api-version=2025-01-01-preview", "2025-01-01-preview"},
+	} {
+		spec, err := ParseModel("azure:my-gpt-4o", tt.base, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := New(spec, Options{Getenv: func(name string) string {
+			if name == "AZURE_OPENAI_API_KEY" {
+				return "azure-key"
+			}
+			return ""
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Stream(context.Background(), Request{Model: spec.Model}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if path != "/openai/deployments/my-gpt-4o/chat/completions" || version != tt.version || key != "azure-key" || auth != "" {
+			t.Errorf("%s: path %q api-version %q api-key %q authorization %q", tt.base, path, version, key, auth)
+		}
+	}
+	if _, err := ParseModel("azure:x", "", ""); err == nil || !strings.Contains(err.Error(), "needs --base-url") {
+		t.Errorf("azure without a base URL: %v", err)
+	}
+}
+
+// REIN_API_KEY is the key for any provider when its own variable is unset,
+// and for an OpenAI-compatible server, which names none.
+func TestAnyProviderKey(t *testing.T) {
+	var auth string
+	srv := serve(t, fixture(t, "compat-no-index.sse"), func(r *http.Request, _ []byte) { auth = r.Header.Get("Authorization") })
+	env := func(name string) string {
+		if name == KeyEnvAny {
+			return "any-key"
+		}
+		return ""
+	}
+	for _, model := range []string{"openai-compatible:m", "openai:m"} {
+		base := srv.URL
+		if model == "openai:m" {
+			base += "/v1"
+		}
+		spec, _ := ParseModel(model, base, "")
+		p, err := New(spec, Options{Getenv: env})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Stream(context.Background(), Request{Model: "m"}, nil); err != nil || auth != "Bearer any-key" {
+			t.Errorf("%s: authorization %q, %v", model, auth, err)
+		}
+	}
+}
