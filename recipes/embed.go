@@ -12,7 +12,7 @@ import (
 	"sync"
 )
 
-//go:embed rein.libsonnet helpers.libsonnet presets/*.libsonnet
+//go:embed rein.libsonnet helpers.libsonnet prices.libsonnet presets/*.libsonnet
 var files embed.FS
 
 // FS is the embedded library: rein.libsonnet at the root, presets under presets/.

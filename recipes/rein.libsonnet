@@ -10,6 +10,9 @@
 // Every field of a preset is written with `+:`, so your recipe adds to it with
 // `field+: ...` and replaces it with `field: ...`.
 (import 'helpers.libsonnet') + {
+  // What models cost (US dollars per million tokens), for rein ask's
+  // estimate; the presets put it in provider.prices.
+  prices:: import 'prices.libsonnet',
   presets:: {
     readonly: import 'presets/readonly.libsonnet',
     strict: import 'presets/strict.libsonnet',

@@ -179,6 +179,9 @@ func (c *askCmd) run(g *Globals, e *env, sessionName *string) error {
 		if ev.Type == "usage" && ev.Usage != nil {
 			rec.Usage(*ev.Usage)
 		}
+		if ev.Type == "done" && ev.Usage != nil {
+			ev.CostUSD, _ = r.Provider.Cost(spec.Model, ev.Usage.PromptTokens, ev.Usage.CompletionTokens)
+		}
 		show(ev)
 	}
 	var approver tools.Approver

@@ -228,3 +228,20 @@ func TestAskCommandFlags(t *testing.T) {
 		t.Errorf("both flags: exit %d %s", code, errOut)
 	}
 }
+
+// After the answer, rein ask estimates the run's cost where the model's
+// price is known, on the terminal and in the done event.
+func TestAskShowsACostEstimate(t *testing.T) {
+	dir := t.TempDir()
+	withUsage := chunkLine(map[string]any{"content": "Fine."}, nil) + chunkLine(map[string]any{}, "stop") +
+		`data: {"id":"x","object":"chat.completion.chunk","model":"m","choices":[],"usage":{"prompt_tokens":100000,"completion_tokens":10000,"total_tokens":110000}}` + "\n\ndata: [DONE]\n\n"
+	srv, _ := modelServer(t, withUsage, withUsage)
+	_, errOut, code := rein(t, dir, "", "ask", "-m", "openai-compatible:gpt-4.1", "--base-url", srv.URL, "q")
+	if code != exitOK || !strings.Contains(errOut, "100000 tokens in, 10000 out, over 1 model calls; 0 commands run; about $0.2800") {
+		t.Errorf("exit %d\n%s", code, errOut)
+	}
+	out, _, _ := rein(t, dir, "", "ask", "--json", "-m", "openai-compatible:gpt-4.1", "--base-url", srv.URL, "q")
+	if !strings.Contains(out, `"cost_usd":0.28`) {
+		t.Errorf("the done event has no cost:\n%s", out)
+	}
+}

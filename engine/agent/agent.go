@@ -44,6 +44,9 @@ type Event struct {
 	Answer  string          `json:"answer,omitempty"`
 	Calls   int             `json:"model_calls,omitempty"`
 	Ran     int             `json:"commands,omitempty"`
+	// CostUSD estimates what the run's tokens cost (done), where the
+	// recipe's provider.prices knows the model.
+	CostUSD float64 `json:"cost_usd,omitempty"`
 }
 
 // Options configure a run.

@@ -2,6 +2,7 @@ package recipe
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -420,5 +421,33 @@ func TestUnknownTool(t *testing.T) {
 	_, err := Load(Options{Dir: repo, UserFile: "-", CacheDir: "-", LookPath: noLook})
 	if err == nil || !strings.Contains(err.Error(), "tools.file_wirte is not a tool; did you mean file_write?") {
 		t.Errorf("%v", err)
+	}
+}
+
+// A run's cost comes from the presets' price table, by the model's name or
+// the longest listed name it starts with; a recipe adds its own.
+func TestModelCost(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "rein.jsonnet"), `local rein = import 'rein.libsonnet';
+rein.presets.readonly + { provider+: { prices+: { 'my-model': { input: 1, output: 2 } } } }`)
+	r, err := Load(Options{Dir: dir, CacheDir: "-", UserFile: "-", LookPath: noLook})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		model string
+		want  float64
+		known bool
+	}{
+		{"gpt-4.1", 2.0*1 + 8.0*0.5, true},
+		{"gpt-4.1-mini-2025-04-14", 0.4*1 + 1.6*0.5, true},
+		{"claude-sonnet-4-5", 3.0*1 + 15.0*0.5, true},
+		{"my-model", 1*1 + 2*0.5, true},
+		{"llama3", 0, false},
+	} {
+		got, known := r.Provider.Cost(tt.model, 1_000_000, 500_000)
+		if known != tt.known || math.Abs(got-tt.want) > 1e-9 {
+			t.Errorf("%s: %v %v, want %v %v", tt.model, got, known, tt.want, tt.known)
+		}
 	}
 }

@@ -7,6 +7,8 @@
 // package's job.
 package recipe
 
+import "strings"
+
 // Recipe is a compiled recipe: the JSON object a recipe evaluates to, merged
 // over the built-in defaults, plus facts recorded at compile time.
 type Recipe struct {
@@ -186,6 +188,30 @@ type Provider struct {
 	BaseURL     string   `json:"base_url,omitempty"`
 	APIKeyEnv   string   `json:"api_key_env,omitempty"`
 	Temperature *float64 `json:"temperature,omitempty"`
+	// Prices are what models cost, by model name (or a prefix of it).
+	Prices map[string]Price `json:"prices,omitempty"`
+}
+
+// Price is a model's cost in US dollars per million tokens.
+type Price struct {
+	Input  float64 `json:"input"`
+	Output float64 `json:"output"`
+}
+
+// Cost estimates what a model's tokens cost, in US dollars: the price of
+// the model's own name, else of the longest listed name it starts with.
+func (p Provider) Cost(model string, in, out int) (float64, bool) {
+	best := ""
+	for name := range p.Prices {
+		if (model == name || strings.HasPrefix(model, name)) && len(name) > len(best) {
+			best = name
+		}
+	}
+	if best == "" {
+		return 0, false
+	}
+	price := p.Prices[best]
+	return (float64(in)*price.Input + float64(out)*price.Output) / 1e6, true
 }
 
 // MCP configures rein mcp.

@@ -97,8 +97,12 @@ func (p *AskPrinter) Event(e agent.Event) {
 			fmt.Fprintln(p.out, Visible(strings.TrimSpace(e.Answer)))
 		}
 		if e.Usage != nil && !p.quiet {
-			fmt.Fprintf(p.info, "\n%d tokens in, %d out, over %d model calls; %d commands run\n",
-				e.Usage.PromptTokens, e.Usage.CompletionTokens, e.Calls, e.Ran)
+			cost := ""
+			if e.CostUSD > 0 {
+				cost = fmt.Sprintf("; about $%.4f", e.CostUSD)
+			}
+			fmt.Fprintf(p.info, "\n%d tokens in, %d out, over %d model calls; %d commands run%s\n",
+				e.Usage.PromptTokens, e.Usage.CompletionTokens, e.Calls, e.Ran, cost)
 		}
 	}
 }

@@ -98,6 +98,8 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
 {
   description: 'Inspection only: read files, search, list, and read git history. No writes, no network, no privilege.',
 
+  provider+: { prices+: import '../prices.libsonnet' },
+
   commands+: [
     rein.command('git status', 'Working tree status: modified, staged and untracked files'),
     rein.command('git log --oneline -20', 'The last 20 commits, one per line; change -20 for more'),
