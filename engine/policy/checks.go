@@ -123,6 +123,9 @@ func (p *Policy) redirect(r shellparse.Redirect, cwd string) (Result, bool) {
 			return res, true
 		}
 	}
+	if p.confined && p.outsideScope(abs) {
+		return Result{Deny, "paths.scope", fmt.Sprintf("redirect %s %s, outside the workspace %s: this recipe's commands read and write only the workspace and the system folders (paths.scope: 'workspace')", verb, abs, p.workspace)}, true
+	}
 	if mode == "workspace" {
 		if !Inside(abs, p.workspace) {
 			return Result{Deny, rule, fmt.Sprintf("redirect %s %s, outside the workspace %s", verb, abs, p.workspace)}, true

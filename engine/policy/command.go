@@ -165,6 +165,10 @@ func (p *Policy) command(c *shellparse.Command, ev *evaluation, out *Result) str
 		*out = *r
 		return sub
 	}
+	if r := p.scopeArg(c, parsed); r != nil {
+		*out = *r
+		return sub
+	}
 	if r := p.secretFolder(c, ev); r != nil {
 		*out = *r
 		return sub

@@ -52,6 +52,8 @@ type Policy struct {
 	// does not know; readOnly: the recipe runs commands read-only.
 	unknownOption Verdict
 	readOnly      bool
+	// confined: paths.scope is 'workspace' (scope.go).
+	confined bool
 
 	cwdClear bool // no anchored secret glob can match below cwd
 	// unguarded runs every each-rule in full on every command, skipping
@@ -191,6 +193,7 @@ func New(r *recipe.Recipe, opts Options) (*Policy, error) {
 		p.unknownOption = mustVerdict(sh.UnknownOption)
 	}
 	p.readOnly = r.Sandbox.Mode == "read-only"
+	p.confined = r.Paths.Scope == "workspace"
 	p.alts = &alternatives{}
 	return p, nil
 }

@@ -75,6 +75,13 @@ var (
 		"**/*.env", "**/credentials.json", "**/client_secret*.json",
 		// Other processes' command lines: tokens passed as arguments.
 		"/proc/**/cmdline"}, ToolConfig...)
+	// SystemFolders are what programs read to run at all (their code,
+	// libraries, the dynamic loader's cache, time zones, certificates,
+	// /proc/self): a recipe with paths.scope 'workspace' lets commands
+	// read these and the workspace, and nothing else. Secret paths inside
+	// them (/etc/shadow) stay refused and hidden.
+	SystemFolders = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix", "/proc", "/sys", "/dev",
+		"/System", "/Library", "/Applications", "/private/etc", "/private/var/db", "/Windows"}
 	// ToolConfig are secrets that the programs rein runs read for their
 	// own configuration: git its ~/.gitconfig, shells their start-up files
 	// (export TOKEN=... lives there), maven and gradle their settings,
@@ -149,6 +156,7 @@ func (r *Recipe) normalize() error {
 	fill(&r.Shell.DynamicCommandName, defaultShell.DynamicCommandName)
 	fill(&r.Shell.UnknownProgram, r.Default)
 
+	fill(&r.Paths.Scope, "anywhere")
 	if r.Paths.Read == nil {
 		r.Paths.Read = []string{"**"}
 	}

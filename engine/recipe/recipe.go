@@ -125,6 +125,10 @@ type Paths struct {
 	// Protect are paths that may be read but that rein never writes
 	// (file tools, redirects): what is there runs later, outside rein.
 	Protect []string `json:"protect"`
+	// Scope is where commands may read: "anywhere" (not secret), or
+	// "workspace": only the workspace and the system folders programs
+	// need (SystemFolders), by vetting and by the sandbox.
+	Scope string `json:"scope,omitempty"`
 }
 
 // Env describes the environment executed commands see.

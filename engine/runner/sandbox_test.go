@@ -402,3 +402,30 @@ func TestNetworkDeniedIsExplained(t *testing.T) {
 		t.Errorf("a note for another failure: %+v", res)
 	}
 }
+
+// Under paths.scope 'workspace' (strict's) a script the recipe runs reads
+// the workspace and the system folders, and nothing else: the sandbox's
+// read side holds what vetting cannot see.
+func TestConfinedReadsHoldInTheSandbox(t *testing.T) {
+	elsewhere := t.TempDir()
+	os.WriteFile(filepath.Join(elsewhere, "other-project.txt"), []byte("OTHER\n"), 0o644)
+	script := "#!/bin/sh\n" +
+		"cat " + filepath.Join(elsewhere, "other-project.txt") + " || echo BLOCKED-OUTSIDE\n" +
+		"cat /etc/hostname >/dev/null && echo READ-SYSTEM\n" +
+		"cat inside.txt\n"
+	r, dir := sandboxed(t, `local rein = import 'rein.libsonnet'; rein.presets.strict + { commands+: [rein.command('./read.sh')] }`, map[string]string{"read.sh": script})
+	os.WriteFile(filepath.Join(dir, "inside.txt"), []byte("INSIDE\n"), 0o644)
+	res := r.Run(context.Background(), "./read.sh", runner.RunOptions{})
+	for _, want := range []string{"BLOCKED-OUTSIDE", "READ-SYSTEM", "INSIDE"} {
+		if !strings.Contains(res.Stdout, want) {
+			t.Errorf("stdout lacks %s: %+v", want, res)
+		}
+	}
+	if strings.Contains(res.Stdout, "OTHER") {
+		t.Errorf("the script read another project's file: %+v", res)
+	}
+	// Vetting refuses what it can see.
+	if d := r.Run(context.Background(), "cat "+filepath.Join(elsewhere, "other-project.txt"), runner.RunOptions{}); d.DeniedBy != "paths.scope" {
+		t.Errorf("cat of a file outside: %+v", d)
+	}
+}

@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"strings"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -104,7 +105,13 @@ func fail(msg string) {
 }
 
 func restrict(c Config) error {
-	rules := append(readRules(c.Hide),
+	var roots []string
+	if len(c.Read) > 0 {
+		// Reads confined: what the recipe lets commands read, and what
+		// they write.
+		roots = append(append(append(roots, c.Read...), c.Workspace, c.TempDir), c.Write...)
+	}
+	rules := append(readRules(roots, c.Hide),
 		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full").IgnoreIfMissing(),
 	)
 	if c.Mode == "workspace-write" {
@@ -169,33 +176,69 @@ func applyRlimits(l Limits) error {
 	return set(6 /* RLIMIT_NPROC */, uint64(l.Processes))
 }
 
-// readRules grants reading everywhere except the hidden paths. Landlock
-// only grants, so every sibling along the way down to a hidden path is
-// granted instead of its parent.
-func readRules(hide []string) []landlock.Rule {
-	if len(hide) == 0 {
-		return []landlock.Rule{landlock.RODirs("/")}
+// readRules grants reading roots (everywhere, when there are none) except
+// the hidden paths. Landlock only grants, so every sibling along the way
+// down from a root to a hidden path is granted instead of its parent.
+func readRules(roots, hide []string) []landlock.Rule {
+	if len(roots) == 0 {
+		roots = []string{"/"}
+	}
+	var dirs, files, anc []string
+	for _, root := range roots {
+		d, f, a := readRoot(root, hide)
+		dirs, files, anc = append(dirs, d...), append(files, f...), append(anc, a...)
+	}
+	rules := []landlock.Rule{}
+	if len(dirs) > 0 {
+		rules = append(rules, landlock.RODirs(dirs...).IgnoreIfMissing())
+	}
+	if len(files) > 0 {
+		rules = append(rules, landlock.ROFiles(files...).IgnoreIfMissing())
+	}
+	if len(anc) == 0 {
+		return rules
+	}
+	// Listing the folders on the way down stays possible.
+	return append(rules, landlock.PathAccess(landlock.AccessFSSet(llsys.AccessFSReadDir), anc...).IgnoreIfMissing())
+}
+
+// readRoot is what granting root takes: the root itself, or, where hidden
+// paths lie in it, the siblings along the way down to each, and the
+// folders on the way (listable only).
+func readRoot(root string, hide []string) (dirs, files, ancestors []string) {
+	st, err := os.Stat(root)
+	if err != nil {
+		return nil, nil, nil
+	}
+	if !st.IsDir() {
+		return nil, []string{root}, nil
 	}
 	hidden := map[string]bool{}
-	ancestors := map[string]bool{}
+	anc := map[string]bool{}
 	for _, h := range hide {
+		if h == root || !insideDir(h, root) {
+			continue
+		}
 		hidden[h] = true
 		for d := filepath.Dir(h); ; d = filepath.Dir(d) {
-			ancestors[d] = true
-			if d == "/" {
+			anc[d] = true
+			if d == root || d == "/" {
 				break
 			}
 		}
 	}
-	var dirs, files []string
-	for dir := range ancestors {
+	if len(hidden) == 0 {
+		return []string{root}, nil, nil
+	}
+	for dir := range anc {
+		ancestors = append(ancestors, dir)
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			continue
 		}
 		for _, e := range entries {
 			p := filepath.Join(dir, e.Name())
-			if hidden[p] || ancestors[p] {
+			if hidden[p] || anc[p] {
 				continue
 			}
 			st, err := os.Stat(p) // follows links: /bin -> usr/bin
@@ -211,17 +254,10 @@ func readRules(hide []string) []landlock.Rule {
 			}
 		}
 	}
-	rules := []landlock.Rule{}
-	if len(dirs) > 0 {
-		rules = append(rules, landlock.RODirs(dirs...).IgnoreIfMissing())
-	}
-	if len(files) > 0 {
-		rules = append(rules, landlock.ROFiles(files...).IgnoreIfMissing())
-	}
-	// Listing the folders on the way down stays possible.
-	var anc []string
-	for d := range ancestors {
-		anc = append(anc, d)
-	}
-	return append(rules, landlock.PathAccess(landlock.AccessFSSet(llsys.AccessFSReadDir), anc...).IgnoreIfMissing())
+	return dirs, files, ancestors
+}
+
+// insideDir reports whether p lies in dir ("/" holds everything).
+func insideDir(p, dir string) bool {
+	return dir == "/" || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
 }

@@ -37,7 +37,12 @@ type Config struct {
 	Write     []string `json:"write,omitempty"` // more writable folders
 	// Hide are existing files and folders nothing may read (the recipe's
 	// secret paths that name concrete places, like ~/.ssh).
-	Hide   []string `json:"hide,omitempty"`
+	Hide []string `json:"hide,omitempty"`
+	// Read, when set, are the only places commands may read besides the
+	// workspace, the temp folder and the write grants (paths.scope:
+	// 'workspace'): the system folders, the folders on PATH, and the
+	// configuration files the programs read for themselves.
+	Read   []string `json:"read,omitempty"`
 	Limits Limits   `json:"limits"`
 	Cgroup string   `json:"cgroup,omitempty"` // pids cgroup to join
 	// Isolate starts the helper in user and mount namespaces of its own
@@ -138,6 +143,9 @@ func FromRecipeWith(r *recipe.Recipe, st Status) (*Config, string, error) {
 		}
 	}
 	c.Hide = hidden(r.Paths.Deny, r.Workspace)
+	if r.Paths.Scope == "workspace" {
+		c.Read = confinedReads()
+	}
 	if c.Isolate {
 		c.HideServices = serviceSockets(r.Sandbox.Sockets)
 	}
@@ -332,6 +340,33 @@ func hidden(globs []string, workspace string) []string {
 					out = append(out, p)
 				}
 			}
+		}
+	}
+	return out
+}
+
+// confinedReads are what commands read under paths.scope 'workspace',
+// besides the workspace: the system folders, the folders on PATH outside
+// it (the programs themselves) and the configuration the programs read for
+// themselves (git's ~/.gitconfig: git stops when it cannot read it).
+func confinedReads() []string {
+	var out []string
+	for _, d := range recipe.SystemFolders {
+		if _, err := os.Stat(d); err == nil {
+			out = append(out, d)
+		}
+	}
+	home, _ := os.UserHomeDir()
+	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
+		// Not a PATH entry that holds the home folder (/, /home, ~
+		// itself): that would grant everything.
+		if filepath.IsAbs(d) && !slices.Contains(out, d) && (home == "" || !policy.Inside(home, d)) {
+			out = append(out, d)
+		}
+	}
+	for _, c := range recipe.ToolConfig {
+		if p := expandPath(strings.TrimSuffix(c, "/**")); p != "" {
+			out = append(out, p)
 		}
 	}
 	return out

@@ -10,6 +10,9 @@ local wrappers = ['xargs', 'env', 'timeout', 'nice', 'time', 'command', 'awk', '
   rules+: [
     rein.rule('find-no-exec', 'deny', 'find -exec runs other commands; strict allows only plain find', each='cmd.name == "find" && hasFlag(cmd, "-exec", "-execdir", "-ok", "-okdir")'),
   ],
+  // Commands read the workspace and the system folders programs need,
+  // nothing else: not ../other-project, not ~, not cd /.
+  paths+: { scope: 'workspace' },
   shell+: {
     substitution: 'deny',
     process_substitution: 'deny',
@@ -21,7 +24,8 @@ local wrappers = ['xargs', 'env', 'timeout', 'nice', 'time', 'command', 'awk', '
     dynamic_command_name: 'deny',
   },
   tests: {
-    allow: ['git status', 'git log --oneline -5', 'ls -la', 'cat README.md | head -20', 'grep -rn TODO . | wc -l', 'echo hi > /dev/null'],
+    allow: ['git status', 'git log --oneline -5', 'ls -la', 'cat README.md | head -20', 'grep -rn TODO . | wc -l', 'echo hi > /dev/null',
+            'ls /usr/bin', 'grep -rn /home README.md'],
     deny: [
       "wc -l $(git ls-files '*.go')",
       'ls | xargs cat',
@@ -32,6 +36,14 @@ local wrappers = ['xargs', 'env', 'timeout', 'nice', 'time', 'command', 'awk', '
       'c=ls; $c',
       'cat < README.md',
       'git status; rm -rf x',
+      // Reads stay in the workspace (paths.scope).
+      'cat ../other-project/secrets.txt',
+      'cd / && ls',
+      'ls ~',
+      'grep -rn password /tmp',
+      'git -C /tmp log',
+      'find .. -name x',
+      'cat -- ../x',
     ],
   },
 }
