@@ -27,6 +27,11 @@ type execCmd struct {
 	DryRun  bool          `name:"dry-run" help:"Vet and show the decision; run nothing."`
 	Yes     bool          `short:"y" help:"Approve commands whose verdict is ask. Never overrides deny."`
 	Cwd     string        `help:"Working folder, inside the workspace (default: where you are, when that is inside the workspace; else the workspace)." placeholder:"DIR"`
+	// Set by the command line rein hook rewrites an agent's call to: the
+	// run is audited under the agent's session and tool call.
+	Hook        string `hidden:"" help:"The agent whose hook handed this command over."`
+	HookSession string `name:"hook-session" hidden:"" help:"The agent's session id."`
+	ToolUseID   string `name:"tool-use-id" hidden:"" help:"The agent's id of the tool call."`
 }
 
 func (c *execCmd) Help() string {
@@ -69,7 +74,7 @@ func (c *execCmd) Run(g *Globals, e *env) error {
 	switch {
 	case d.Verdict == policy.Deny || d.Verdict == policy.Ask && !c.Yes:
 		if !c.DryRun { // a dry run opens no database: nothing was run to record
-			a := startAudit(e, db, p, text, d, false)
+			a := c.startAudit(e, db, p, text, d, false)
 			a.finish(nil)
 		}
 		if c.JSON {
@@ -107,7 +112,7 @@ func (c *execCmd) Run(g *Globals, e *env) error {
 	if err != nil {
 		return err
 	}
-	a := startAudit(e, db, p, text, d, true)
+	a := c.startAudit(e, db, p, text, d, true)
 	res := run.Run(ctx, text, opts)
 	a.finish(res)
 	if c.JSON {
@@ -220,18 +225,24 @@ func explain(w io.Writer, res *runner.Result) {
 type execAudit struct {
 	e    *env
 	st   *store.Store
+	sess *store.Session
 	id   int64
-	ws   string
-	text string
-	d    *policy.Decision
+	rec  store.Command
 	err  error
 }
 
-func startAudit(e *env, db *pendingStore, p *policy.Policy, text string, d *policy.Decision, running bool) *execAudit {
-	a := &execAudit{e: e, ws: p.Recipe().Workspace, text: text, d: d}
+func (c *execCmd) startAudit(e *env, db *pendingStore, p *policy.Policy, text string, d *policy.Decision, running bool) *execAudit {
+	a := &execAudit{e: e, rec: store.Command{Source: "exec", Workspace: p.Recipe().Workspace, Command: text, Verdict: d.Verdict.String(), Rule: d.Rule, Reason: d.Reason}}
 	a.st, a.err = db.take()
+	if c.Hook != "" {
+		// A hook's rewritten run: under the agent's name and session.
+		a.rec.Source, a.rec.ToolUseID = c.Hook, c.ToolUseID
+		if a.err == nil {
+			a.sess = agentSession(a.st, c.Hook, c.HookSession, a.rec.Workspace)
+		}
+	}
 	if a.err == nil && running {
-		a.id, a.err = session.StartCommand(a.st, nil, "exec", a.ws, text, d.Verdict.String(), d.Rule, d.Reason)
+		a.id, a.err = session.StartCall(a.st, a.sess, a.rec)
 	}
 	return a
 }
@@ -239,7 +250,7 @@ func startAudit(e *env, db *pendingStore, p *policy.Policy, text string, d *poli
 func (a *execAudit) finish(res *runner.Result) {
 	if a.st != nil {
 		if a.err == nil {
-			a.err = session.FinishCommand(a.st, a.id, nil, "exec", a.ws, a.text, a.d.Verdict.String(), a.d.Rule, a.d.Reason, res)
+			a.err = session.FinishCall(a.st, a.id, a.sess, a.rec, res)
 		}
 		a.st.Close()
 	}

@@ -58,6 +58,7 @@ var commands = []command{
 	{"trust", "Approve this repository's recipe as it is now (ask, exec, run and mcp need it).", func() any { return &trustCmd{} }},
 	{"tools", "Show the tools and catalog a model gets (--format openai, anthropic or mcp for wire shapes).", func() any { return &toolsCmd{} }},
 	{"mcp", "Serve the recipe's vetted tools to other agents over MCP (stdio).", func() any { return &mcpCmd{} }},
+	{"hook", "Vet the tool calls of Claude Code, Codex or Gemini CLI as their pre-tool hook (and install it).", func() any { return &hookCmd{} }},
 	{"sessions", "List sessions with their last activity, questions and commands.", func() any { return &sessionsCmd{} }},
 	{"log", "Print a session's transcript.", func() any { return &logCmd{} }},
 	{"audit", "List every executed command with its decision, exit code and duration.", func() any { return &auditCmd{} }},

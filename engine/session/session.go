@@ -171,7 +171,13 @@ func (r *Recorder) Command(ev tools.CommandEvent, res *runner.Result) {
 // FinishCommand; a rein that dies before then leaves it showing as
 // interrupted.
 func StartCommand(st *store.Store, sess *store.Session, source, workspace, command, verdict, rule, reason string) (int64, error) {
-	return st.Start(context.Background(), sess, store.Command{Source: source, Workspace: workspace, Command: command, Verdict: verdict, Rule: rule, Reason: reason})
+	return StartCall(st, sess, store.Command{Source: source, Workspace: workspace, Command: command, Verdict: verdict, Rule: rule, Reason: reason})
+}
+
+// StartCall is StartCommand for a whole record (a hook's, with its tool
+// call's id).
+func StartCall(st *store.Store, sess *store.Session, c store.Command) (int64, error) {
+	return st.Start(context.Background(), sess, c)
 }
 
 // Record writes one command to the audit log; sess may be nil (rein exec).
@@ -182,7 +188,12 @@ func Record(st *store.Store, sess *store.Session, source, workspace, command, ve
 // FinishCommand completes row id (from StartCommand) with the command's
 // outcome, or, when id is 0, writes the whole record at once.
 func FinishCommand(st *store.Store, id int64, sess *store.Session, source, workspace, command, verdict, rule, reason string, res *runner.Result) error {
-	c := store.Command{Source: source, Workspace: workspace, Command: command, Verdict: verdict, Rule: rule, Reason: reason}
+	return FinishCall(st, id, sess, store.Command{Source: source, Workspace: workspace, Command: command, Verdict: verdict, Rule: rule, Reason: reason}, res)
+}
+
+// FinishCall is FinishCommand for a whole record.
+func FinishCall(st *store.Store, id int64, sess *store.Session, c store.Command, res *runner.Result) error {
+	verdict := c.Verdict
 	if res != nil {
 		c.TimedOut, c.DurationMS = res.TimedOut, res.DurationMS
 		if res.Error == "" || res.Decision == nil {

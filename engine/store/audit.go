@@ -12,7 +12,9 @@ import (
 type Command struct {
 	Time       time.Time `json:"time"`
 	Session    string    `json:"session,omitempty"`
-	Source     string    `json:"source"` // ask, exec, run, mcp
+	Source     string    `json:"source"` // ask, exec, run, mcp, hook:AGENT, AGENT (a hook's rewritten run)
+	// ToolUseID is the agent's id of the tool call a hook vetted.
+	ToolUseID string `json:"tool_use_id,omitempty"`
 	Workspace  string    `json:"workspace"`
 	Command    string    `json:"command"`
 	Verdict    string    `json:"verdict"`
@@ -40,9 +42,9 @@ const (
 func (s *Store) Start(ctx context.Context, sess *Session, c Command) (int64, error) {
 	var id int64
 	err := s.retry(ctx, func(tx *sql.Tx) error {
-		res, err := tx.Exec(`INSERT INTO commands (session_id, source, workspace, command, verdict, rule, reason, state, pid, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, 'started', ?, ?)`,
-			sessionID(sess), c.Source, c.Workspace, c.Command, c.Verdict, c.Rule, c.Reason, os.Getpid(), now())
+		res, err := tx.Exec(`INSERT INTO commands (session_id, source, workspace, command, verdict, rule, reason, state, pid, tool_use_id, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, 'started', ?, ?, ?)`,
+			sessionID(sess), c.Source, c.Workspace, c.Command, c.Verdict, c.Rule, c.Reason, os.Getpid(), c.ToolUseID, now())
 		if err != nil {
 			return err
 		}
@@ -64,9 +66,9 @@ func (s *Store) Finish(ctx context.Context, id int64, c Command) error {
 // Record adds a command to the audit log; sess may be nil.
 func (s *Store) Record(ctx context.Context, sess *Session, c Command) error {
 	return s.dbErrorOrNil(s.retry(ctx, func(tx *sql.Tx) error {
-		_, err := tx.Exec(`INSERT INTO commands (session_id, source, workspace, command, verdict, rule, reason, exit_code, timed_out, duration_ms, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			sessionID(sess), c.Source, c.Workspace, c.Command, c.Verdict, c.Rule, c.Reason, c.ExitCode, c.TimedOut, c.DurationMS, now())
+		_, err := tx.Exec(`INSERT INTO commands (session_id, source, workspace, command, verdict, rule, reason, exit_code, timed_out, duration_ms, tool_use_id, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			sessionID(sess), c.Source, c.Workspace, c.Command, c.Verdict, c.Rule, c.Reason, c.ExitCode, c.TimedOut, c.DurationMS, c.ToolUseID, now())
 		return err
 	}))
 }
@@ -90,7 +92,7 @@ type Filter struct {
 
 // Audit lists commands, oldest first.
 func (s *Store) Audit(ctx context.Context, f Filter) ([]Command, error) {
-	q := `SELECT c.created_at, COALESCE(s.name, ''), c.source, c.workspace, c.command, c.verdict, c.rule, c.reason, c.exit_code, c.timed_out, c.duration_ms, c.state, c.pid
+	q := `SELECT c.created_at, COALESCE(s.name, ''), c.source, c.workspace, c.command, c.verdict, c.rule, c.reason, c.exit_code, c.timed_out, c.duration_ms, c.state, c.pid, c.tool_use_id
 		FROM commands c LEFT JOIN sessions s ON s.id = c.session_id`
 	var where []string
 	var args []any
@@ -124,7 +126,7 @@ func (s *Store) Audit(ctx context.Context, f Filter) ([]Command, error) {
 		var c Command
 		var t string
 		var exit, pid sql.NullInt64
-		if err := rows.Scan(&t, &c.Session, &c.Source, &c.Workspace, &c.Command, &c.Verdict, &c.Rule, &c.Reason, &exit, &c.TimedOut, &c.DurationMS, &c.State, &pid); err != nil {
+		if err := rows.Scan(&t, &c.Session, &c.Source, &c.Workspace, &c.Command, &c.Verdict, &c.Rule, &c.Reason, &exit, &c.TimedOut, &c.DurationMS, &c.State, &pid, &c.ToolUseID); err != nil {
 			return nil, s.dbError(err)
 		}
 		c.Time, _ = time.Parse(time.RFC3339Nano, t)

@@ -150,6 +150,9 @@ var migrations = []string{
 	// one whose rein died shows as interrupted; pid is the rein that ran it.
 	`ALTER TABLE commands ADD COLUMN state TEXT NOT NULL DEFAULT 'ended';
 	ALTER TABLE commands ADD COLUMN pid INTEGER;`,
+	// A command an agent's hook asked about (rein hook) carries the
+	// agent's id for the tool call.
+	`ALTER TABLE commands ADD COLUMN tool_use_id TEXT NOT NULL DEFAULT '';`,
 }
 
 func (s *Store) migrate() error {
