@@ -10,19 +10,19 @@ import (
 
 // Command is one executed (or refused) command in the audit log.
 type Command struct {
-	Time       time.Time `json:"time"`
-	Session    string    `json:"session,omitempty"`
-	Source     string    `json:"source"` // ask, exec, run, mcp, hook:AGENT, AGENT (a hook's rewritten run)
+	Time    time.Time `json:"time"`
+	Session string    `json:"session,omitempty"`
+	Source  string    `json:"source"` // ask, exec, run, mcp, hook:AGENT, AGENT (a hook's rewritten run)
 	// ToolUseID is the agent's id of the tool call a hook vetted.
-	ToolUseID string `json:"tool_use_id,omitempty"`
-	Workspace  string    `json:"workspace"`
-	Command    string    `json:"command"`
-	Verdict    string    `json:"verdict"`
-	Rule       string    `json:"rule"`
-	Reason     string    `json:"reason,omitempty"`
-	ExitCode   *int      `json:"exit_code"`
-	TimedOut   bool      `json:"timed_out,omitempty"`
-	DurationMS int64     `json:"duration_ms"`
+	ToolUseID  string `json:"tool_use_id,omitempty"`
+	Workspace  string `json:"workspace"`
+	Command    string `json:"command"`
+	Verdict    string `json:"verdict"`
+	Rule       string `json:"rule"`
+	Reason     string `json:"reason,omitempty"`
+	ExitCode   *int   `json:"exit_code"`
+	TimedOut   bool   `json:"timed_out,omitempty"`
+	DurationMS int64  `json:"duration_ms"`
 	// State is "ended" for a finished (or refused) command, "running" while
 	// the rein that started it lives, and "interrupted" when that rein died
 	// before the command ended: it may have run on unwatched.
