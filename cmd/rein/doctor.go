@@ -34,6 +34,7 @@ func (c *doctorCmd) Run(g *Globals, e *env) error {
 		if warning != "" {
 			report["warning"] = warning
 		}
+		report["hooks"] = installedHooks(g)
 		return writeJSON(e.stdout, report, true)
 	}
 	fmt.Fprintf(e.stdout, "system:      %s\n", st.OS)
@@ -81,6 +82,14 @@ func (c *doctorCmd) Run(g *Globals, e *env) error {
 	fmt.Fprintln(e.stdout, "kept:        put back after each command that changes them (see README, The kernel sandbox):")
 	for _, p := range runner.Kept(r, cfg) {
 		fmt.Fprintln(e.stdout, "             "+p)
+	}
+	if hooks := installedHooks(g); len(hooks) > 0 {
+		fmt.Fprintln(e.stdout, "hooks:       rein vets the tool calls of")
+		for _, h := range hooks {
+			fmt.Fprintln(e.stdout, "             "+h)
+		}
+	} else {
+		fmt.Fprintln(e.stdout, "hooks:       no agent runs rein's hook (rein hook install claude-code|codex|gemini)")
 	}
 	if warning != "" {
 		fmt.Fprintln(e.stdout, warning)

@@ -54,10 +54,13 @@ func settingsFile(g *Globals, agent hook.Agent, user bool) (string, error) {
 	return filepath.Join(base, hookSettings[agent].file), nil
 }
 
+// hookExecutable is the rein an installed hook runs (tests name another).
+var hookExecutable = os.Executable
+
 // hookCommandLine is the command an agent runs: this rein, by its full
 // path, quoted for the shell the agent starts hooks with.
 func hookCommandLine(agent hook.Agent) (string, error) {
-	exe, err := os.Executable()
+	exe, err := hookExecutable()
 	if err != nil {
 		return "", err
 	}
@@ -194,7 +197,7 @@ func (c *hookUninstall) Run(g *Globals, e *env) error {
 
 // installedHooks lists, for rein doctor, where each agent has rein's hook.
 func installedHooks(g *Globals) []string {
-	var out []string
+	out := []string{}
 	for _, agent := range hook.Agents {
 		for _, user := range []bool{false, true} {
 			path, err := settingsFile(g, agent, user)

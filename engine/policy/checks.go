@@ -193,6 +193,9 @@ func (p *Policy) CheckPath(abs string, write bool) Result {
 		if res, ok := p.protected(abs, abs); ok {
 			return res
 		}
+		if p.readOnly {
+			return Result{Deny, "sandbox.mode", fmt.Sprintf("writing %s is not allowed: this recipe runs read-only (sandbox.mode: 'read-only')", abs)}
+		}
 		set, rule, verb = p.write, "paths.write", "writing"
 	}
 	if pat, ok := set.match(abs); ok {

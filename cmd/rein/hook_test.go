@@ -1,0 +1,310 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// hookWorkspace is a repository with a readme, a secret, source and a
+// folder holding a key: what the hook cases run against.
+func hookWorkspace(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"README.md":        "hello from the readme\nsecond line\n",
+		".env":             "TOKEN=CANARY-hook-secret\n",
+		"src/app.go":       "package app\n",
+		"certs/server.key": "-----BEGIN PRIVATE KEY-----\n",
+		"certs/notes.txt":  "BEGIN here\n",
+	} {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
+		os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644)
+	}
+	if out, err := exec.Command("git", "-C", dir, "init", "-q").CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	os.MkdirAll(filepath.Join(dir, ".git", "hooks"), 0o755)
+	return dir
+}
+
+// hookReply is an answer in any of the agents' formats.
+type hookReply struct {
+	Decision, Reason, Command string
+	Empty                     bool
+}
+
+func parseHookReply(t *testing.T, agent, out string) hookReply {
+	t.Helper()
+	if strings.TrimSpace(out) == "{}" {
+		return hookReply{Empty: true}
+	}
+	if agent == "gemini" {
+		var g struct {
+			Decision string
+			Reason   string
+			Specific struct {
+				ToolInput struct{ Command string } `json:"tool_input"`
+			} `json:"hookSpecificOutput"`
+		}
+		if err := json.Unmarshal([]byte(out), &g); err != nil {
+			t.Fatalf("not Gemini's answer: %q", out)
+		}
+		return hookReply{g.Decision, g.Reason, g.Specific.ToolInput.Command, false}
+	}
+	var c struct {
+		Specific struct {
+			Event    string `json:"hookEventName"`
+			Decision string `json:"permissionDecision"`
+			Reason   string `json:"permissionDecisionReason"`
+			Updated  struct {
+				Command string
+			} `json:"updatedInput"`
+		} `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal([]byte(out), &c); err != nil || c.Specific.Event != "PreToolUse" {
+		t.Fatalf("not a PreToolUse answer: %q", out)
+	}
+	return hookReply{c.Specific.Decision, c.Specific.Reason, c.Specific.Updated.Command, false}
+}
+
+// runRewritten runs a command line the hook rewrote as the agent's bash
+// would, with this test binary standing in for rein.
+func runRewritten(t *testing.T, command string) (string, int) {
+	t.Helper()
+	cmd := exec.Command("bash", "-c", command)
+	cmd.Env = append(os.Environ(), "REIN_TEST_MAIN=1")
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("bash: %v", err)
+	}
+	return string(out), code
+}
+
+// The agents' payloads (testdata/hooks/calls.json) get the answers their
+// formats take: deny with the rule and alternatives, allow rewritten to run
+// through rein (and what runs is the command as written, with its output),
+// file tools under rein's path policy, other tools no opinion.
+func TestHookAnswers(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX shell")
+	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	dir := hookWorkspace(t)
+	t.Setenv("REIN_DB", filepath.Join(t.TempDir(), "rein.db"))
+	b, err := os.ReadFile(filepath.Join("testdata", "hooks", "calls.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fixtures struct {
+		Cases []struct {
+			Name, Agent, Want, Reason string
+			Rewrite                   bool
+			Payload                   json.RawMessage
+		}
+	}
+	if err := json.Unmarshal(b, &fixtures); err != nil {
+		t.Fatal(err)
+	}
+	outputs := map[string]string{
+		"claude bash allowed":                 "hello from the readme\n",
+		"claude bash with quotes and newlines": "it's a  b\ntwo\n",
+		"codex bash allowed":                  "",
+		"gemini shell allowed":                "app.go\n",
+	}
+	for _, c := range fixtures.Cases {
+		t.Run(c.Name, func(t *testing.T) {
+			payload := strings.ReplaceAll(string(c.Payload), "WORKSPACE", dir)
+			out, errOut, code := rein(t, "", payload, "hook", c.Agent)
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			r := parseHookReply(t, c.Agent, out)
+			if r.Decision != c.Want || !strings.Contains(r.Reason, c.Reason) {
+				t.Fatalf("answered %q %q, want %q with %q", r.Decision, r.Reason, c.Want, c.Reason)
+			}
+			if (r.Command != "") != c.Rewrite {
+				t.Fatalf("rewritten %q, want a rewrite: %v", r.Command, c.Rewrite)
+			}
+			if !c.Rewrite {
+				return
+			}
+			got, status := runRewritten(t, r.Command)
+			if want, ok := outputs[c.Name]; status != 0 || ok && want != "" && got != want {
+				t.Errorf("the rewritten command ran with exit %d and printed %q, want %q", status, got, want)
+			}
+		})
+	}
+	// Every decision, and every rewritten run, is in the audit log under
+	// the agent's session and tool call.
+	out, _, _ := rein(t, "", "", "audit", "--json", "--session", "claude-code-sess-1")
+	for _, want := range []string{`"source":"hook:claude-code","tool_use_id":"toolu_01"`, `"source":"claude-code","tool_use_id":"toolu_01"`, `"tool_use_id":"toolu_02"`, `"verdict":"deny"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the audit lacks %s:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "CANARY-hook-secret") {
+		t.Errorf("the secret reached the audit log")
+	}
+}
+
+// A repository recipe nobody approved makes every call a question for the
+// person, naming rein trust; --check-only answers without rewriting, and
+// asks what only rein's runner makes safe.
+func TestHookApprovalAndCheckOnly(t *testing.T) {
+	dir := hookWorkspace(t)
+	t.Setenv("REIN_DB", filepath.Join(t.TempDir(), "rein.db"))
+	shell := map[string]string{"claude-code": "Bash", "gemini": "run_shell_command"}
+	callOf := func(agent, command string) string {
+		b, _ := json.Marshal(map[string]any{"session_id": "s", "cwd": dir, "hook_event_name": "PreToolUse", "tool_name": shell[agent], "tool_input": map[string]string{"command": command}, "tool_use_id": "t"})
+		return string(b)
+	}
+	call := func(command string) string { return callOf("claude-code", command) }
+	out, _, _ := rein(t, "", call("ls"), "hook", "claude-code", "--check-only")
+	if r := parseHookReply(t, "claude-code", out); r.Decision != "allow" || r.Command != "" {
+		t.Errorf("check-only ls: %+v", r)
+	}
+	for _, command := range []string{"grep -rn TOKEN .", "echo $HOME", "cat README.md > /dev/tcp/127.0.0.1/9"} {
+		out, _, _ := rein(t, "", call(command), "hook", "claude-code", "--check-only")
+		if r := parseHookReply(t, "claude-code", out); r.Decision == "allow" {
+			t.Errorf("check-only allowed %q, which only rein's runner makes safe: %+v", command, r)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte("local rein = import 'rein.libsonnet'; rein.presets.readonly\n"), 0o644)
+	ownState(t)
+	t.Setenv("CI", "")
+	out, _, _ = rein(t, "", call("ls"), "hook", "claude-code")
+	if r := parseHookReply(t, "claude-code", out); r.Decision != "ask" || !strings.Contains(r.Reason, "rein trust") {
+		t.Errorf("unapproved recipe: %+v", r)
+	}
+	out, _, _ = rein(t, "", callOf("gemini", "ls"), "hook", "gemini")
+	if r := parseHookReply(t, "gemini", out); r.Decision != "deny" || !strings.Contains(r.Reason, "cannot ask") {
+		t.Errorf("unapproved recipe, Gemini: %+v", r)
+	}
+}
+
+// Nothing fails open: malformed input, a broken recipe and a hook that
+// takes too long are denials.
+func TestHookFailsClosed(t *testing.T) {
+	dir := hookWorkspace(t)
+	for _, tt := range []struct{ name, stdin string }{
+		{"not JSON", "garbage"},
+		{"no tool", `{"cwd":"` + dir + `"}`},
+		{"relative cwd", `{"cwd":"src","tool_name":"Bash","tool_input":{"command":"ls"}}`},
+		{"a NUL in the command", `{"cwd":"` + dir + `","tool_name":"Bash","tool_input":{"command":"ls\u0000x"}}`},
+		{"command not a string", `{"cwd":"` + dir + `","tool_name":"Bash","tool_input":{"command":["rm","-rf","/"]}}`},
+	} {
+		out, _, code := rein(t, "", tt.stdin, "hook", "claude-code")
+		if r := parseHookReply(t, "claude-code", out); code != exitOK || r.Decision != "deny" {
+			t.Errorf("%s: exit %d %+v", tt.name, code, r)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte("{ allow: [ }\n"), 0o644)
+	out, _, _ := rein(t, "", `{"cwd":"`+dir+`","tool_name":"Bash","tool_input":{"command":"ls"}}`, "hook", "codex")
+	if r := parseHookReply(t, "codex", out); r.Decision != "deny" || !strings.Contains(r.Reason, "could not load the recipe") {
+		t.Errorf("broken recipe: %+v", r)
+	}
+	// A hook input that never ends.
+	defer func(d time.Duration) { hookDeadline = d }(hookDeadline)
+	hookDeadline = 200 * time.Millisecond
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	var stdout, stderr strings.Builder
+	code := run([]string{"hook", "gemini"}, &env{stdin: pr, stdout: &stdout, stderr: &stderr})
+	if r := parseHookReply(t, "gemini", stdout.String()); code != exitOK || r.Decision != "deny" || !strings.Contains(r.Reason, "longer than") {
+		t.Errorf("slow input: exit %d %+v", code, r)
+	}
+}
+
+// install merges rein's hook into an agent's settings without disturbing
+// what is there (keys, their order, other hooks), twice is once, and
+// uninstall takes out only what install added.
+func TestHookInstall(t *testing.T) {
+	dir := t.TempDir()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	defer func(f func() (string, error)) { hookExecutable = f }(hookExecutable)
+	hookExecutable = func() (string, error) { return "/opt/rein tools/bin/rein", nil }
+	settings := filepath.Join(dir, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(settings), 0o755)
+	before := `{
+  "permissions": {"deny": ["Bash(curl:*)"]},
+  "hooks": {
+    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./scripts/audit.sh"}]}],
+    "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]
+  },
+  "model": "opus"
+}
+`
+	os.WriteFile(settings, []byte(before), 0o644)
+	for range 2 {
+		if _, errOut, code := rein(t, dir, "", "hook", "install", "claude-code"); code != exitOK {
+			t.Fatalf("install: %d %s", code, errOut)
+		}
+	}
+	b, _ := os.ReadFile(settings)
+	var got struct {
+		Hooks struct {
+			PreToolUse []struct {
+				Matcher string
+				Hooks   []struct{ Command string }
+			}
+		}
+	}
+	json.Unmarshal(b, &got)
+	if n := len(got.Hooks.PreToolUse); n != 2 || got.Hooks.PreToolUse[1].Hooks[0].Command != `'/opt/rein tools/bin/rein' hook claude-code` ||
+		!strings.Contains(got.Hooks.PreToolUse[1].Matcher, "Read") {
+		t.Fatalf("after two installs:\n%s", b)
+	}
+	text := string(b)
+	if !(strings.Index(text, `"permissions"`) < strings.Index(text, `"hooks"`) && strings.Index(text, `"hooks"`) < strings.Index(text, `"model"`)) || !strings.Contains(text, "notify-send") {
+		t.Errorf("install disturbed the file:\n%s", b)
+	}
+	if out, _, _ := rein(t, dir, "", "doctor"); !strings.Contains(out, "claude-code: "+settings) {
+		t.Errorf("doctor does not report the hook:\n%s", out)
+	}
+	if _, errOut, code := rein(t, dir, "", "hook", "uninstall", "claude-code"); code != exitOK {
+		t.Fatalf("uninstall: %d %s", code, errOut)
+	}
+	after, _ := os.ReadFile(settings)
+	var a, w any
+	json.Unmarshal(after, &a)
+	json.Unmarshal([]byte(before), &w)
+	if ab, _ := json.Marshal(a); string(ab) != func() string { wb, _ := json.Marshal(w); return string(wb) }() {
+		t.Errorf("uninstall left\n%s\nwant\n%s", after, before)
+	}
+	// A file install made is removed again; --user writes the home
+	// folder's; --print writes nothing.
+	if _, errOut, code := rein(t, dir, "", "hook", "install", "gemini", "--user"); code != exitOK {
+		t.Fatalf("install --user: %s", errOut)
+	}
+	user := filepath.Join(home, ".gemini", "settings.json")
+	if b, err := os.ReadFile(user); err != nil || !strings.Contains(string(b), `"BeforeTool"`) || !strings.Contains(string(b), "30000") {
+		t.Fatalf("gemini --user: %v\n%s", err, b)
+	}
+	rein(t, dir, "", "hook", "uninstall", "gemini", "--user")
+	if _, err := os.Stat(user); err == nil {
+		t.Errorf("uninstall left the file install made")
+	}
+	out, _, _ := rein(t, dir, "", "hook", "install", "codex", "--print")
+	if !strings.Contains(out, `"PreToolUse"`) || !strings.Contains(out, `"matcher": "Bash"`) {
+		t.Errorf("--print: %s", out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".codex")); err == nil {
+		t.Errorf("--print wrote the settings")
+	}
+}
