@@ -121,10 +121,10 @@ func TestHookAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	outputs := map[string]string{
-		"claude bash allowed":                 "hello from the readme\n",
+		"claude bash allowed":                  "hello from the readme\n",
 		"claude bash with quotes and newlines": "it's a  b\ntwo\n",
-		"codex bash allowed":                  "",
-		"gemini shell allowed":                "app.go\n",
+		"codex bash allowed":                   "",
+		"gemini shell allowed":                 "app.go\n",
 	}
 	for _, c := range fixtures.Cases {
 		t.Run(c.Name, func(t *testing.T) {
@@ -306,5 +306,44 @@ func TestHookInstall(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".codex")); err == nil {
 		t.Errorf("--print wrote the settings")
+	}
+}
+
+// The payloads Claude Code 2.1.197 really sent (recorded) and Codex's
+// (from its published schema), where the shared fixtures are beside the
+// repository: each gets the answer its tool call calls for.
+func TestHookRecordedPayloads(t *testing.T) {
+	want := map[string]string{"Read .env": "deny", "Write .git/hooks/pre-commit": "deny", "Bash ls": "allow", "Bash rm -rf src": "deny", "Bash git status --short": "allow"}
+	ran := 0
+	for agent, file := range map[string]string{"claude-code": "claude-code-2.1.197.json", "codex": "codex-pretooluse-from-schema.json"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "fixtures", "hooks", file))
+		if err != nil {
+			continue
+		}
+		var f struct{ Payloads []map[string]any }
+		if err := json.Unmarshal(b, &f); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		dir := hookWorkspace(t)
+		for _, p := range f.Payloads {
+			recorded := p["cwd"].(string)
+			b, _ := json.Marshal(p)
+			payload := strings.ReplaceAll(string(b), recorded, dir)
+			input := p["tool_input"].(map[string]any)
+			key := p["tool_name"].(string) + " "
+			if c, ok := input["command"].(string); ok {
+				key += c
+			} else {
+				key += strings.TrimPrefix(input["file_path"].(string), recorded+"/")
+			}
+			out, _, _ := rein(t, "", payload, "hook", agent)
+			if r := parseHookReply(t, agent, out); r.Decision != want[key] {
+				t.Errorf("%s %s: %q (%s), want %q", agent, key, r.Decision, r.Reason, want[key])
+			}
+			ran++
+		}
+	}
+	if ran == 0 {
+		t.Skip("the shared hook fixtures are not beside the repository")
 	}
 }
