@@ -52,6 +52,9 @@ answer with a denial: nothing fails open.`
 // hookAgent is what the three agents' commands share.
 type hookAgent struct {
 	CheckOnly bool `name:"check-only" help:"Vet only, without rewriting commands to run through rein; what is safe only when rein runs it is asked instead."`
+	// db is the audit database the rewritten run records in: the hook's
+	// own, whatever the agent's shell environment says.
+	db string
 }
 
 type hookClaude struct{ hookAgent }
@@ -133,6 +136,10 @@ func (h *hookAgent) decide(g *Globals, call *hook.Call) hook.Answer {
 	}
 	if st, err := os.Stat(local.Dir); err != nil || !st.IsDir() {
 		return refusal("the hook's working folder %s is not a folder rein can read: refused", local.Dir)
+	}
+	h.db = dbPath(&local)
+	if abs, err := filepath.Abs(h.db); err == nil {
+		h.db = abs
 	}
 	db := openStoreAsync(&local)
 	defer db.discard()
@@ -273,7 +280,7 @@ func (h *hookAgent) vetShell(p *policy.Policy, call *hook.Call, access hook.Acce
 		}
 		return hook.Answer{Decision: hook.Allow, Rule: d.Rule, Reason: fmt.Sprintf("rein: allowed by rule %s", d.Rule)}
 	}
-	command, err := rewrite(call, access, dir, d.Verdict == policy.Ask)
+	command, err := rewrite(call, access, dir, h.db, d.Verdict == policy.Ask)
 	if err != nil {
 		return refusal("rein cannot hand this command to itself: %v", err)
 	}
@@ -309,12 +316,12 @@ func runnerNeeded(p *policy.Policy, d *policy.Decision, text string) string {
 // rewrite is the command line that runs text through rein exec under the
 // same recipe, folder and timeout: rein's path and every argument single-
 // quoted, so that no shell reads anything in them.
-func rewrite(call *hook.Call, access hook.Access, dir string, approved bool) (string, error) {
+func rewrite(call *hook.Call, access hook.Access, dir, db string, approved bool) (string, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return "", err
 	}
-	words := []string{exe, "--dir", call.Cwd, "exec", "--cwd", dir, "--hook", string(call.Agent)}
+	words := []string{exe, "--dir", call.Cwd, "--db", db, "exec", "--cwd", dir, "--hook", string(call.Agent)}
 	if call.SessionID != "" {
 		words = append(words, "--hook-session", call.SessionID)
 	}

@@ -59,13 +59,14 @@ func (p process) run(ctx context.Context) (outcome, error) {
 	cfg.ReadOnly, cfg.Pin = p.readOnly, p.pin
 	env := p.env
 	if cfg.Mode != "off" {
-		tmp, err := os.MkdirTemp("", "rein-tmp-")
-		if err != nil {
-			return outcome{code: 126}, fmt.Errorf("private temp folder: %v", err)
+		// Where no temp folder can be made (rein inside another agent's
+		// read-only sandbox), the command gets none: it is a write grant
+		// only, and nothing is writable there anyway.
+		if tmp, err := os.MkdirTemp("", "rein-tmp-"); err == nil {
+			defer os.RemoveAll(tmp)
+			cfg.TempDir = tmp
+			env = append(append([]string(nil), env...), "TMPDIR="+tmp, "TMP="+tmp, "TEMP="+tmp)
 		}
-		defer os.RemoveAll(tmp)
-		cfg.TempDir = tmp
-		env = append(append([]string(nil), env...), "TMPDIR="+tmp, "TMP="+tmp, "TEMP="+tmp)
 	}
 	var limitHit func() bool
 	if cfg.Limits.Processes > 0 {
