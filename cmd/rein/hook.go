@@ -127,9 +127,6 @@ func (h *hookAgent) decide(g *Globals, call *hook.Call) hook.Answer {
 	if err != nil {
 		return refusal("%v: refused", err)
 	}
-	if access.Kind == hook.Other {
-		return hook.Answer{}
-	}
 	local := *g
 	if local.Dir == "" {
 		local.Dir = call.Cwd
@@ -146,6 +143,16 @@ func (h *hookAgent) decide(g *Globals, call *hook.Call) hook.Answer {
 	p, err := loadPolicy(&local, "hook:"+string(call.Agent))
 	if err != nil {
 		return refusal("rein could not load the recipe for %s, so it refuses everything there: %v (rein check shows the same error)", local.Dir, err)
+	}
+	if access.Kind == hook.Other {
+		// No opinion, unless the recipe names the tool.
+		v, ok := p.Recipe().Hook.Tools[call.Tool]
+		if !ok {
+			return hook.Answer{}
+		}
+		a := hook.Answer{Decision: hook.Decision(v), Rule: "hook.tools." + call.Tool, Reason: fmt.Sprintf("rein: the recipe's hook.tools says %s to %s", v, call.Tool)}
+		recordHook(db, p, call, access, a)
+		return a
 	}
 	a := h.vet(p, call, access)
 	if note := h.unapproved(p); note != "" && a.Decision != hook.Deny {

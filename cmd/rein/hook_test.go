@@ -347,3 +347,28 @@ func TestHookRecordedPayloads(t *testing.T) {
 		t.Skip("the shared hook fixtures are not beside the repository")
 	}
 }
+
+// A tool rein does not vet gets no opinion unless the recipe's hook.tools
+// names it; install then puts it in the hook's matcher.
+func TestHookRecipeNamesOtherTools(t *testing.T) {
+	dir := hookWorkspace(t)
+	os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte("local rein = import 'rein.libsonnet'; rein.presets.readonly + { hook: { tools: { WebFetch: 'deny' } } }\n"), 0o644)
+	call := func(tool string) string {
+		b, _ := json.Marshal(map[string]any{"session_id": "s", "cwd": dir, "hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": map[string]string{"url": "https://example.com"}, "tool_use_id": "t"})
+		return string(b)
+	}
+	out, _, _ := rein(t, "", call("WebFetch"), "hook", "claude-code")
+	if r := parseHookReply(t, "claude-code", out); r.Decision != "deny" || !strings.Contains(r.Reason, "hook.tools") {
+		t.Errorf("WebFetch: %+v", r)
+	}
+	out, _, _ = rein(t, "", call("WebSearch"), "hook", "claude-code")
+	if r := parseHookReply(t, "claude-code", out); !r.Empty {
+		t.Errorf("WebSearch: %+v", r)
+	}
+	defer func(f func() (string, error)) { hookExecutable = f }(hookExecutable)
+	hookExecutable = func() (string, error) { return "/usr/local/bin/rein", nil }
+	out, _, _ = rein(t, dir, "", "hook", "install", "claude-code", "--print")
+	if !strings.Contains(out, "|WebFetch") {
+		t.Errorf("the matcher leaves WebFetch out:\n%s", out)
+	}
+}

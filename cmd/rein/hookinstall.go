@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/reinsh/rein/engine/hook"
@@ -81,7 +84,7 @@ func hookCommandLine(agent hook.Agent) (string, error) {
 }
 
 // hookGroup is the entry install adds under the agent's event.
-func hookGroup(agent hook.Agent, command string) map[string]any {
+func hookGroup(agent hook.Agent, command string, also []string) map[string]any {
 	// Longer than rein's own deadline (it answers by then, with a denial
 	// if need be): Gemini counts milliseconds, the others seconds.
 	timeout := 30
@@ -92,7 +95,13 @@ func hookGroup(agent hook.Agent, command string) map[string]any {
 	if agent == hook.Gemini {
 		h["name"] = "rein"
 	}
-	return map[string]any{"matcher": hook.Matcher(agent), "hooks": []any{h}}
+	matcher := hook.Matcher(agent)
+	for _, tool := range also {
+		if !slices.Contains(strings.Split(matcher, "|"), tool) {
+			matcher += "|" + regexp.QuoteMeta(tool)
+		}
+	}
+	return map[string]any{"matcher": matcher, "hooks": []any{h}}
 }
 
 func (c *hookInstall) Run(g *Globals, e *env) error {
@@ -102,7 +111,13 @@ func (c *hookInstall) Run(g *Globals, e *env) error {
 		return err
 	}
 	event := hookSettings[agent].event
-	snippet := map[string]any{"hooks": map[string]any{event: []any{hookGroup(agent, command)}}}
+	// The agent's tools the recipe has answers for (hook.tools) reach the
+	// hook too.
+	var also []string
+	if r, err := loadRecipe(g); err == nil {
+		also = slices.Sorted(maps.Keys(r.Hook.Tools))
+	}
+	snippet := map[string]any{"hooks": map[string]any{event: []any{hookGroup(agent, command, also)}}}
 	if c.Print {
 		b, _ := json.MarshalIndent(snippet, "", "  ")
 		fmt.Fprintf(e.stdout, "%s\n", b)
@@ -125,7 +140,7 @@ func (c *hookInstall) Run(g *Globals, e *env) error {
 		return fmt.Errorf("%s: hooks.%s: %v", path, event, err)
 	}
 	kept, removed := withoutOurs(groups, agent)
-	group, _ := json.Marshal(hookGroup(agent, command))
+	group, _ := json.Marshal(hookGroup(agent, command, also))
 	hooks.set(event, marshalArray(append(kept, group)))
 	settings.set("hooks", hooks.marshal())
 	if err := writeSettings(path, settings); err != nil {

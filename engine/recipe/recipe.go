@@ -30,6 +30,7 @@ type Recipe struct {
 	Context     []ContextCommand    `json:"context,omitempty"`
 	Provider    Provider            `json:"provider"`
 	MCP         MCP                 `json:"mcp"`
+	Hook        Hook                `json:"hook"`
 	Sandbox     Sandbox             `json:"sandbox"`
 	Tests       Tests               `json:"tests"`
 
@@ -216,6 +217,13 @@ func (p Provider) Cost(model string, in, out int) (float64, bool) {
 	}
 	price := p.Prices[best]
 	return (float64(in)*price.Input + float64(out)*price.Output) / 1e6, true
+}
+
+// Hook configures rein hook.
+type Hook struct {
+	// Tools are answers for an agent's tools rein does not vet itself
+	// (WebFetch): allow, ask or deny.
+	Tools map[string]string `json:"tools,omitempty"`
 }
 
 // MCP configures rein mcp.
