@@ -235,6 +235,10 @@ type Decision struct {
 	Alternatives []string             `json:"alternatives,omitempty"`
 }
 
+// maxReasons is how many distinct reasons a decision gives for its
+// verdict.
+const maxReasons = 3
+
 // Check vets shell text: analyse, then decide.
 func (p *Policy) Check(text string) *Decision {
 	sc := scratches.Get().(*scratch)
@@ -413,6 +417,23 @@ func (p *Policy) conclude(d *Decision) {
 	}
 	d.Verdict, d.Rule, d.Reason = first.Verdict, first.Rule, first.Reason
 	d.Alternatives = alternatives
+	// Every reason for the verdict, not only the first: a person asked
+	// about git reset && git checkout -- . reads what each would do.
+	var more []string
+	add := func(r *Result) {
+		if r.Verdict == first.Verdict && r != first && r.Reason != first.Reason && !slices.Contains(more, r.Reason) && len(more) < maxReasons-1 {
+			more = append(more, r.Reason)
+		}
+	}
+	for i := range d.Checks {
+		add(&d.Checks[i].Result)
+	}
+	for i := range d.Commands {
+		add(&d.Commands[i].Result)
+	}
+	if len(more) > 0 {
+		d.Reason += "; " + strings.Join(more, "; ")
+	}
 }
 
 func ruleSeen(results []CommandResult, rule string) bool {
