@@ -68,7 +68,7 @@
     $.rule(
       'no-recursive-rm-of-root',
       'deny',
-      'rm -r on /, ~ or a bare glob destroys far more than a task needs; name the files to remove',
+      'rm -r on /, ~ or a bare glob would delete far more than a task needs; name the files to remove',
       each='cmd.name == "rm" && hasFlag(cmd, "-r", "-R", "--recursive") && any(cmd.positionals, {# in ["/", "/*", "~", "~/", "~/*", "*", ".", "..", "./*"]})',
     ),
     $.rule(
@@ -77,5 +77,35 @@
       'assigning PATH, IFS, LD_* or shell start-up variables changes what later commands run',
       when='any(script.assignments, {#.name in ["PATH", "IFS", "BASH_ENV", "ENV", "PROMPT_COMMAND", "PS4", "SHELLOPTS", "BASHOPTS", "CDPATH", "GLOBIGNORE"] || #.name startsWith "LD_" || #.name startsWith "DYLD_"})',
     ),
+  ],
+
+  // Commands that destroy what a person cannot get back, each with a reason
+  // that says what it destroys, whether or not its program is otherwise
+  // allowed: 'deny' under readonly, 'ask' where agents build and test
+  // (dev and the language presets), so that a person who approves one
+  // knows what they approve. Every rule is named danger-*: a preset
+  // replaces them by name.
+  dangers(decision):: [
+    $.rule('danger-rm', decision,
+      'rm deletes files for good (there is no trash, and what git does not track cannot be restored); name the files, or move them aside',
+      each='cmd.name in ["rm", "rmdir", "shred", "unlink"]'),
+    $.rule('danger-git-discard', decision,
+      'this throws away uncommitted changes (or commits no branch holds) for good: git cannot give them back; git stash keeps them instead',
+      each='cmd.name == "git" && (cmd.sub == "reset" && hasFlag(cmd, "--hard", "--merge", "--keep") || cmd.sub == "clean" && hasFlag(cmd, "-f", "--force") || cmd.sub in ["checkout", "switch"] && hasFlag(cmd, "-f", "--force", "--discard-changes") || cmd.sub == "restore" && !hasFlag(cmd, "-S", "--staged") || cmd.sub == "branch" && hasFlag(cmd, "-D") || cmd.sub == "stash" && any(cmd.positionals, {# in ["drop", "clear"]}))'),
+    $.rule('danger-git-remote', decision,
+      'this rewrites or deletes history on the remote, for everyone who shares it',
+      each='cmd.name == "git" && cmd.sub == "push" && (hasFlag(cmd, "-f", "--force", "--force-with-lease", "--mirror", "-d", "--delete", "--prune") || any(cmd.positionals, {# startsWith "+" || # startsWith ":"}))'),
+    $.rule('danger-database', decision,
+      'this wipes a database: its data (schema, rows, users) is dropped and cannot be recovered unless it was backed up; a migration applies changes without a reset',
+      each='join(cmd.argv, " ") matches "(?i)(supabase (db reset|stop .*--no-backup)|prisma (migrate reset|db push .*--(accept-data-loss|force-reset))|drizzle-kit (drop|push .*--force)|db:(drop|reset|purge|schema:load)|migrate:(fresh|reset|refresh)|schema:drop|(^| )dropdb( |$)|drop +(database|schema|table)|(^| )truncate( |$)|dropdatabase|flushall|flushdb)"'),
+    $.rule('danger-cloud', decision,
+      'this creates, changes or destroys real cloud resources (and what they hold), outside the workspace and beyond undo',
+      each='cmd.name in ["terraform", "tofu", "terragrunt", "pulumi", "cdk", "aws", "gcloud", "az", "doctl", "flyctl", "vercel", "netlify", "heroku"] && join(cmd.argv, " ") matches "(?i)(^| )(destroy|apply|up|deploy|delete|rm|remove|terminate|purge|import|taint|state (rm|mv|push)|force-unlock)( |$)"'),
+    $.rule('danger-cluster', decision,
+      'this changes a cluster: it deletes, replaces or scales what runs there, for everyone who uses it',
+      each='cmd.name in ["kubectl", "oc", "helm", "k9s"] && cmd.sub in ["delete", "apply", "replace", "patch", "scale", "drain", "cordon", "uncordon", "edit", "create", "rollout", "set", "label", "annotate", "taint", "uninstall", "install", "upgrade", "rollback", "exec", "cp", "run"]'),
+    $.rule('danger-containers', decision,
+      'this deletes containers, images or volumes, and the data in them',
+      each='cmd.name in ["docker", "podman"] && join(cmd.argv, " ") matches "(^| )(prune|rm|rmi|kill)( |$)|(volume|network|image|container) (rm|remove|prune)|compose down .*(-v|--volumes|--rmi)"'),
   ],
 }

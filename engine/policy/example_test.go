@@ -26,6 +26,6 @@ func ExamplePolicy_Check() {
 	}
 	// Output:
 	// allow git log --oneline | head   programs.git, programs.head
-	// deny  ls | xargs rm              shell.unknown_program
+	// deny  ls | xargs rm              danger-rm
 	// deny  git push                   programs.git.deny_subcommands
 }

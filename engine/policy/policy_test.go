@@ -187,7 +187,8 @@ func TestDecisionExplains(t *testing.T) {
 		alternative           string
 	}{
 		{"git push", "programs.git.deny_subcommands", "git push is denied", "git log"},
-		{"rm -rf x", "shell.unknown_program", "rm is not in this recipe's catalog", "git status"},
+		{"rm -rf x", "danger-rm", "rm deletes files for good", "git status"},
+		{"terraform destroy", "danger-cloud", "destroys real cloud resources", "git status"},
 		{"git status > out.txt", "shell.redirect_write", "only /dev/null may be written", ""},
 		{"find . -delete", "programs.find.deny_flags", "find -delete is denied", ""},
 		{"rm -fr /", "no-recursive-rm-of-root", "rm -r on /", ""},

@@ -21,7 +21,8 @@ local local_ = ['add', 'commit', 'stash', 'switch', 'checkout', 'restore', 'mv',
         merge: s('Merge a branch', ask=true),
         // --exec runs a shell command after each commit, out of rein's sight.
         rebase: s('Rebase commits', deny_flags=['-i', '--interactive', '-x', '-x*', '--exec', '--exec=*'], ask=true),
-        reset: s('Reset the index or HEAD', deny_flags=['--hard', '--merge', '--keep'], ask=true),
+        // reset --hard, --merge and --keep: the danger-git-discard rule.
+        reset: s('Reset the index or HEAD'),
         'cherry-pick': s('Apply a commit', ask=true),
         revert: s('Revert a commit', ask=true),
         tag: s('List or create tags', deny_flags=['-d', '--delete', '-f', '--force']),
@@ -29,7 +30,13 @@ local local_ = ['add', 'commit', 'stash', 'switch', 'checkout', 'restore', 'mv',
       },
     },
   },
-  rules+: [
+  // Discarding uncommitted work is local history work too: asked, with
+  // what it destroys, not refused.
+  rules: [r for r in super.rules if r.name != 'danger-git-discard'] + [
+    r for r in rein.dangers('ask') if r.name == 'danger-git-discard'
+  ] + [
+    rein.rule('git-reset-moves', 'ask', 'git reset moves the branch to another commit or unstages changes (the working tree keeps them)',
+              each='cmd.name == "git" && cmd.sub == "reset"'),
     // Branch switching keeps local changes (git refuses to lose them);
     // checkout of paths overwrites them, as git restore does, which asks.
     rein.rule('git-checkout-paths', 'ask', 'git checkout of paths throws away their uncommitted changes (as git restore does)',
@@ -46,8 +53,9 @@ local local_ = ['add', 'commit', 'stash', 'switch', 'checkout', 'restore', 'mv',
   tests+: {
     allow+: ['git checkout main', 'git checkout -b feature origin/main', 'git checkout -', 'git stash pop', 'git stash push -m wip', 'git stash show stash@{1}', 'git switch -c feature', 'git stash list', 'git branch feature', 'git tag v1.0.0'],
     ask+: ['git commit -m "fix build"', 'git rebase main', 'git reset HEAD~1', 'git checkout -- .', 'git checkout .', 'git checkout HEAD~1 -- src/main.go',
+           'git reset --hard HEAD~3',
            'git checkout main src/x.go', 'git checkout --theirs x.go', 'git stash drop', 'git stash clear', 'git stash drop stash@{0}'],
-    deny+: ['git push', 'git push --force origin main', 'git pull', 'git fetch', 'git reset --hard HEAD~3', 'git clean -fdx', 'git branch -D main', 'git commit --amend -m x', 'git checkout -f main',
+    deny+: ['git push', 'git push --force origin main', 'git pull', 'git fetch', 'git clean -fdx', 'git branch -D main', 'git commit --amend -m x', 'git checkout -f main',
             'git rebase -x "make test" main', 'git rebase -xid main', 'git rebase --exec=id main', 'git rebase --exe id main'],
   },
 }

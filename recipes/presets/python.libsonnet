@@ -18,7 +18,8 @@ local tool(name) = '(cmd.name == "%s" || %s)' % [name, viaM(name)];
 local outside(flags) = 'any(flagValues(cmd, %s), {!inside(absPath(cmd, #), workspace)})' % std.join(', ', ['"%s"' % f for f in flags]);
 // Some operand is a path outside the workspace.
 local operandOutside = 'any(cmd.positionals, {isPath(#) && !inside(absPath(cmd, #), workspace)})';
-local py(name) = p('Run Python scripts or allowed modules (-m pytest); inline code (-c) is not allowed', deny_flags=['-c', '-i']);
+// Inline code (-c) is refused by rein's program table, which says why.
+local py(name) = p('Run Python scripts or allowed modules (-m pytest); inline code (-c) is not allowed', deny_flags=['-i']);
 local pip = p('Python packages', subcommands={
   list: s('Installed packages'),
   show: s('Package details'),
@@ -68,7 +69,7 @@ local pip = p('Python packages', subcommands={
     // of the workspace; -W and -X values go attached (-Werror), or their
     // separate word would be taken for the script.
     rein.rule('python-script-in-workspace', 'deny', 'python runs a script of the workspace named first (python3 tools/x.py) or an allowed module (-m pytest); a program from standard input, -, /dev/stdin or a file outside the workspace is code rein cannot see',
-              each='cmd.name matches "^python[0-9.]*$" && !hasFlag(cmd, "-m") && (let ops = operands(cmd); len(ops) == 0 ? !hasFlag(cmd, "-V", "--version", "-h", "--help") : !(isPath(ops[0]) && inside(absPath(cmd, ops[0]), workspace)))'),
+              each='cmd.name matches "^python[0-9.]*$" && !hasFlag(cmd, "-m", "-c") && (let ops = operands(cmd); len(ops) == 0 ? !hasFlag(cmd, "-V", "--version", "-h", "--help") : !(isPath(ops[0]) && inside(absPath(cmd, ops[0]), workspace)))'),
     // Options whose value is code or a program: pylint --init-hook runs the
     // Python it is given, mypy --python-executable and pip/uv --python run
     // the interpreter they name, tox -x/--override replaces the commands

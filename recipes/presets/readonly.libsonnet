@@ -161,7 +161,7 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
     ),
   },
 
-  rules+: rein.safety + [
+  rules+: rein.safety + rein.dangers('deny') + [
     rein.rule(
       'git-config-read-only',
       'deny',
