@@ -207,7 +207,7 @@ func TestAskCommandFlags(t *testing.T) {
 		{"ls", []string{"--command-allow", "git*", "--command-allow", "cat*"}, "matches none of this run's --command-allow patterns"},
 		{"cat README.md", []string{"--command-allow", "git*, cat*"}, "hello"},
 		// Narrowing never widens: rm is not in the recipe.
-		{"rm README.md", []string{"--command-allow", "rm*"}, "rule shell.unknown_program"},
+		{"rm README.md", []string{"--command-allow", "rm*"}, "rule danger-rm"},
 		{"cat README.md", []string{"--command-deny", "rm*,cat*"}, "matches the deny pattern"},
 		{"wc -l README.md", []string{"--command-deny", "rm*,mv*"}, "1 README.md"},
 		{"touch x", []string{"--also-allow", "touch x"}, "exit_code"},

@@ -217,7 +217,7 @@ func TestClaudeCodeHookEndToEnd(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "src", "app.go")); err != nil {
 		t.Errorf("rm -rf src ran: %v", err)
 	}
-	if got := toolResult(requests, "toolu_rm"); !strings.Contains(got, "shell.unknown_program") {
+	if got := toolResult(requests, "toolu_rm"); !strings.Contains(got, "danger-rm") {
 		t.Errorf("the model was told of rm -rf src: %s", got)
 	}
 	if got := toolResult(requests, "toolu_cat"); !strings.Contains(got, "hello from the readme") {

@@ -151,7 +151,7 @@ env_key = "SCRIPTED_KEY"
 	if _, err := os.Stat(filepath.Join(dir, "src", "app.go")); err != nil {
 		t.Errorf("rm -rf src ran: %v\n%s", err, out.String())
 	}
-	if got := model.callOutput("call_0"); !strings.Contains(got, "shell.unknown_program") {
+	if got := model.callOutput("call_0"); !strings.Contains(got, "danger-rm") {
 		t.Errorf("the model was told of rm -rf src: %s\n%s", got, out.String())
 	}
 	if got := model.callOutput("call_1"); !strings.Contains(got, "hello from the readme") {

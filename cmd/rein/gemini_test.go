@@ -148,7 +148,7 @@ func TestGeminiHookEndToEnd(t *testing.T) {
 		t.Errorf("rm -rf src ran: %v\n%s", err, out.String())
 	}
 	told := model.functionResponses()
-	if len(told) != 2 || !strings.Contains(told[0], "shell.unknown_program") || !strings.Contains(told[1], "hello from the readme") {
+	if len(told) != 2 || !strings.Contains(told[0], "danger-rm") || !strings.Contains(told[1], "hello from the readme") {
 		t.Errorf("the model was told %q\n%s", told, out.String())
 	}
 	t.Setenv("REIN_DB", filepath.Join(state, "rein.db"))

@@ -95,7 +95,7 @@ func TestCheckText(t *testing.T) {
 	}
 	for _, want := range []string{
 		"deny  ls | xargs rm",
-		"rule shell.unknown_program: rm is not in this recipe's catalog",
+		"rule danger-rm: rm deletes files for good",
 		"allow  ls",
 		"(via xargs)",
 		"allowed instead: git status",
@@ -254,7 +254,7 @@ func TestExec(t *testing.T) {
 		t.Errorf("exit %d stdout %q stderr %q", code, out, errOut)
 	}
 	out, errOut, code = rein(t, dir, "", "exec", "git status; rm -rf x")
-	if code != exitRefused || out != "" || !strings.Contains(errOut, "rule shell.unknown_program") {
+	if code != exitRefused || out != "" || !strings.Contains(errOut, "rule danger-rm") {
 		t.Errorf("denied: exit %d stdout %q stderr %q", code, out, errOut)
 	}
 	out, _, code = rein(t, dir, "", "exec", "--dry-run", "cat README.md")

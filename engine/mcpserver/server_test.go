@@ -79,7 +79,7 @@ func TestListAndCall(t *testing.T) {
 		t.Fatalf("allowed call: %v %+v %s", err, res, text(res))
 	}
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"command": "rm -rf x", "reason": "test"}})
-	if err != nil || !res.IsError || !strings.Contains(text(res), "shell.unknown_program") || !strings.Contains(text(res), "allowed instead") {
+	if err != nil || !res.IsError || !strings.Contains(text(res), "danger-rm") || !strings.Contains(text(res), "allowed instead") {
 		t.Fatalf("denied call: %v %s", err, text(res))
 	}
 	// Bad arguments and unknown tools are protocol errors.

@@ -71,7 +71,7 @@ func TestDeniedBeforeRunning(t *testing.T) {
 	victim := filepath.Join(dir, "x")
 	os.WriteFile(victim, []byte("keep"), 0o644)
 	res := r.Run(context.Background(), "git status; rm -rf x", runner.RunOptions{})
-	if res.Error == "" || res.DeniedBy != "shell.unknown_program" || len(res.Alternatives) == 0 {
+	if res.Error == "" || res.DeniedBy != "danger-rm" || len(res.Alternatives) == 0 {
 		t.Errorf("result %+v", res)
 	}
 	if _, err := os.Stat(victim); err != nil {
