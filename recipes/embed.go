@@ -19,7 +19,7 @@ var files embed.FS
 var FS fs.FS = files
 
 // Presets lists the built-in presets in the order they are documented.
-var Presets = []string{"readonly", "strict", "git", "go", "node", "python", "rust", "make"}
+var Presets = []string{"readonly", "strict", "dev", "git", "go", "node", "python", "rust", "make"}
 
 // IsPreset reports whether name is a built-in preset.
 func IsPreset(name string) bool {

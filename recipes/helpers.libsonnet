@@ -72,6 +72,18 @@
       each='cmd.name == "rm" && hasFlag(cmd, "-r", "-R", "--recursive") && any(cmd.positionals, {# in ["/", "/*", "~", "~/", "~/*", "*", ".", "..", "./*"]})',
     ),
     $.rule(
+      'no-shell-from-input',
+      'deny',
+      'a shell reading its script from standard input (curl ... | sh) runs code rein never sees; save the script in the workspace, read it, and run the file',
+      each='cmd.name in ["sh", "bash", "dash", "zsh", "ksh", "fish", "ash", "mksh"] && !hasFlag(cmd, "-c") && (len(filter(cmd.args, {!(# startsWith "-")})) == 0 || hasFlag(cmd, "-s") || "-" in cmd.args)',
+    ),
+    $.rule(
+      'no-privilege',
+      'deny',
+      'this runs a program as root or another user, beyond what any sandbox here can hold; run it yourself if it is needed',
+      each='cmd.name in ["sudo", "su", "doas", "pkexec", "runuser", "run0", "setpriv", "chroot", "nsenter", "unshare", "capsh"]',
+    ),
+    $.rule(
       'no-risky-assignment',
       'deny',
       'assigning PATH, IFS, LD_* or shell start-up variables changes what later commands run',

@@ -16,6 +16,7 @@
   presets:: {
     readonly: import 'presets/readonly.libsonnet',
     strict: import 'presets/strict.libsonnet',
+    dev: import 'presets/dev.libsonnet',
     git: import 'presets/git.libsonnet',
     go: import 'presets/go.libsonnet',
     node: import 'presets/node.libsonnet',

@@ -294,6 +294,27 @@ func (a *analyzer) gitConfig(cmd *Command, key, value string, dynamic bool, ctx 
 	}
 }
 
+// unwrapRun follows TOOL run [OPTIONS] COMMAND (runTools): the command is
+// vetted as its own. Options before run, or an option of run's rein does
+// not know, leave it unknown.
+func (a *analyzer) unwrapRun(cmd *Command, ctx context) {
+	words := cmd.Words
+	if len(words) < 3 || words[1].Dynamic || words[1].Value != "run" {
+		return
+	}
+	syn := runTools[cmd.Name]
+	opts := skipOptions(words[1:], syn, false)
+	if opts.unknown != "" {
+		a.finding(FindingUnknownOption, unknownOption(cmd.Name+" run", opts.unknown, syn), cmd.Pos, cmd.Via)
+		return
+	}
+	next := opts.next + 1
+	if !opts.runs || next >= len(words) {
+		return
+	}
+	a.inner(cmd, words[next:], nil, ctx, cmd.Name+" run")
+}
+
 func (a *analyzer) unwrapWatch(cmd *Command, ctx context) {
 	words := cmd.Words
 	execMode := false

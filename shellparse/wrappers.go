@@ -106,6 +106,20 @@ var shellDashC = func() map[string]string {
 
 var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "ash": true, "yash": true, "fish": true, "rbash": true}
 
+// runTools are project tools whose run subcommand runs a command in the
+// project's environment (uv run pytest, poetry run pytest): the options of
+// the run subcommand each knows, the command after them vetted as its own.
+// An option not listed leaves the command unknown.
+var runTools = map[string]optionSyntax{
+	"uv": {shortValue: "p", shortOther: "qv", known: true,
+		longValue: []string{"--python", "--with", "--with-editable", "--extra", "--group", "--only-group", "--no-group", "--package"},
+		longOther: []string{"--frozen", "--locked", "--no-sync", "--offline", "--no-dev", "--all-extras", "--all-groups", "--no-default-groups",
+			"--isolated", "--active", "--no-active", "--no-project", "--exact", "--inexact", "--quiet", "--verbose", "--no-editable"}},
+	"poetry": {shortOther: "qvn", known: true, longOther: []string{"--quiet", "--verbose", "--no-interaction", "--ansi", "--no-ansi"}},
+	"pipenv": {known: true},
+	"pdm":    {shortOther: "qv", known: true, longOther: []string{"--quiet", "--verbose"}},
+}
+
 // specialWrappers run other commands with a syntax of their own. (Filled in
 // init: the unwrappers reach back to unwrap through nested scripts.)
 var specialWrappers map[string]func(*analyzer, *Command, context)
@@ -131,6 +145,9 @@ func init() {
 		"flock":    (*analyzer).unwrapFlock,
 		"parallel": (*analyzer).unwrapParallel,
 		"ssh":      (*analyzer).unwrapSSH,
+	}
+	for name := range runTools {
+		specialWrappers[name] = (*analyzer).unwrapRun
 	}
 	// Shells first, then special syntaxes, then plain options (ssh is in
 	// both of the last two).

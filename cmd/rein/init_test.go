@@ -47,10 +47,14 @@ func TestInitEachKind(t *testing.T) {
 					t.Errorf("%q not allowed:\n%s", cmd, out)
 				}
 			}
-			for _, cmd := range []string{"rm -rf /", "rm -rf build", "rm -rf ."} {
+			for _, cmd := range []string{"rm -rf /", "rm -rf .", "rm -rf ~/x"} {
 				if _, _, code := rein(t, dir, "", "check", cmd); code != exitDeny {
 					t.Errorf("%q not denied", cmd)
 				}
+			}
+			// Deleting in the workspace is asked (dev) or refused, saying so.
+			if out, _, code := rein(t, dir, "", "check", "rm -rf build"); code == exitOK || !strings.Contains(out, "deletes files for good") {
+				t.Errorf("rm -rf build: %d %s", code, out)
 			}
 			if _, errOut, code := rein(t, dir, "", "init"); code != exitUsage || !strings.Contains(errOut, "never overwrites") {
 				t.Errorf("second init: %d %q", code, errOut)

@@ -26,7 +26,7 @@ func loadPolicy(g *Globals, tool string) (*policy.Policy, error) {
 		return nil, err
 	}
 	// A verified recipe's rules compile: each is compiled when first needed.
-	return policy.New(r, policy.Options{Tool: tool, RulesChecked: r.Verified})
+	return policy.New(r, policy.Options{Tool: tool, RulesChecked: r.Verified, Tracked: runner.Tracked(r.Workspace)})
 }
 
 // openStore opens the session and audit database the flags select.

@@ -137,7 +137,7 @@ func (p *Policy) command(c *shellparse.Command, ev *evaluation, out *Result) str
 	listed := len(entries) > 0
 	argv := ""
 	byPathGlob := false
-	if len(p.allow)+len(p.ask)+len(p.deny)+len(p.only) > 0 {
+	if len(p.allow)+len(p.ask)+len(p.deny)+len(p.only)+len(p.granted) > 0 {
 		argv = strings.Join(c.Argv, " ")
 		if strings.ContainsAny(c.Path, `/\`) && len(c.Argv) > 0 {
 			// A glob whose first word is this script's path (written
@@ -152,6 +152,9 @@ func (p *Policy) command(c *shellparse.Command, ev *evaluation, out *Result) str
 	if pat, ok := p.deny.match(argv); ok && argv != "" {
 		*out = Result{Deny, "deny: " + pat, fmt.Sprintf("%s matches the deny pattern %q", shellparse.JoinArgv(c.Argv), pat)}
 		return sub
+	}
+	if _, ok := p.granted.match(argv); ok && argv != "" {
+		cc.granted = true
 	}
 	if _, ok := p.only.match(argv); len(p.only) > 0 && !ok {
 		*out = Result{Deny, "--command-allow", fmt.Sprintf("%s matches none of this run's --command-allow patterns (%s)", shellparse.JoinArgv(c.Argv), p.only.patterns())}
@@ -192,7 +195,17 @@ func (p *Policy) command(c *shellparse.Command, ev *evaluation, out *Result) str
 		}()
 	}
 	if c.Path != name && strings.ContainsAny(c.Path, `/\`) && !listed && !byPathGlob && !systemPath(c.Path) {
-		*out = Result{p.deflt, "default", fmt.Sprintf("%s is run by path; rules for %s apply only to the program found on PATH", c.Path, name)}
+		// A script run by path is no program of the catalog: only a rule
+		// about it (project-script) or the verdict for unknown programs.
+		if r := cc.each(Ask); r != nil {
+			*out = *r
+			return sub
+		}
+		if r := cc.each(Allow); r != nil {
+			*out = *r
+			return sub
+		}
+		*out = Result{p.unknown, "shell.unknown_program", fmt.Sprintf("%s is run by path, and no entry of this recipe's catalog names it (rules for %s apply only to the program found on PATH); list it with rein.command('%s')", c.Path, name, c.Path)}
 		return sub
 	}
 
@@ -289,6 +302,9 @@ type commandCheck struct {
 	sub   string
 	rules []*compiledRule // the each-rules that may match c
 	built bool
+	// granted: a task's own allow list names the command (Options.Granted),
+	// so the named dangers (danger-* rules) it knows it runs do not refuse it.
+	granted bool
 }
 
 // ruleEnv returns the rule view of the command, in the evaluation's reused
@@ -306,7 +322,7 @@ func (cc *commandCheck) ruleEnv() *RuleEnv {
 // each returns the first each-rule of verdict v that matches.
 func (cc *commandCheck) each(v Verdict) *Result {
 	for _, r := range cc.rules {
-		if r.verdict != v || !cc.p.unguarded && !r.guards.pass(cc.c, cc.sub) {
+		if r.verdict != v || !cc.p.unguarded && !r.guards.pass(cc.c, cc.sub) || cc.granted && strings.HasPrefix(r.Name, "danger-") {
 			continue
 		}
 		if r.When != "" {

@@ -226,6 +226,21 @@ var exprOptions = []expr.Option{
 		c, _ := p[0].(*CmdEnv)
 		return operands(c), nil
 	}, new(func(*CmdEnv) []string)),
+	expr.Function("localBin", func(p ...any) (any, error) {
+		c, _ := p[0].(*CmdEnv)
+		return localBin(c, p[1].(string)), nil
+	}, new(func(*CmdEnv, string) bool)),
+	expr.Function("tracked", func(p ...any) (any, error) {
+		c, _ := p[0].(*CmdEnv)
+		if c == nil || c.pol == nil || c.pol.tracked == nil {
+			return false, nil
+		}
+		return c.pol.tracked(absPath(c, p[1].(string))), nil
+	}, new(func(*CmdEnv, string) bool)),
+	expr.Function("packageScript", func(p ...any) (any, error) {
+		c, _ := p[0].(*CmdEnv)
+		return packageScript(c, p[1].(string)), nil
+	}, new(func(*CmdEnv, string) bool)),
 	expr.Function("awkProgram", func(p ...any) (any, error) {
 		c, _ := p[0].(*CmdEnv)
 		return awkProgram(c), nil

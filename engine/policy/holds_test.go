@@ -240,6 +240,6 @@ func TestGlobsNameScriptsByPath(t *testing.T) {
 		{"./scripts/x.sh", policy.Allow, "allow: ./scripts/x.sh"},
 		{"./scripts/deploy.sh prod", policy.Ask, "ask: scripts/deploy.sh *"},
 		{"./scripts/x.sh --wipe", policy.Deny, "deny: ./scripts/x.sh --wipe*"},
-		{"./other/x.sh a", policy.Deny, "default"},
+		{"./other/x.sh a", policy.Deny, "shell.unknown_program"},
 	})
 }

@@ -168,6 +168,12 @@ func (p *Policy) matchProgram(name string, prog *program, c *shellparse.Command,
 	scope := argScope{name: name}
 	if len(prog.Subcommands) > 0 {
 		if m.sub == "" && len(rest) == 0 {
+			if i > 0 {
+				// Global flags alone (npm --version, git -P): the
+				// program reports and ends; each flag was allowed.
+				m.allowed = true
+				return
+			}
 			m.why = fmt.Sprintf("%s needs a subcommand%s", name, prog.allowedSubs)
 			return
 		}

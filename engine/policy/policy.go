@@ -30,16 +30,19 @@ type Policy struct {
 	catalog map[string][]catalogEntry // by first token
 	// names holds, by command name, its program, each-rules and catalog
 	// entries: one lookup per command.
-	names  *nameTable
-	allow  globSet
-	ask    globSet
-	deny   globSet
-	only   globSet // Options.Only
-	each   []*compiledRule
-	when   []*compiledRule
-	read   pathSet
-	write  pathSet
-	secret pathSet
+	names   *nameTable
+	allow   globSet
+	ask     globSet
+	deny    globSet
+	only    globSet // Options.Only
+	granted globSet // Options.Granted
+	// tracked is Options.Tracked.
+	tracked func(path string) bool
+	each    []*compiledRule
+	when    []*compiledRule
+	read    pathSet
+	write   pathSet
+	secret  pathSet
 	// protect are paths that may be read, never written by a redirect or a
 	// file tool.
 	protect pathSet
@@ -112,6 +115,14 @@ type Options struct {
 	// globs (rein ask --command-allow): any other is denied, and one that
 	// matches is still decided by the recipe.
 	Only []string
+	// Tracked says whether a file is a script git tracks exactly as HEAD
+	// has it (runner.Tracked): rules ask it with tracked(cmd, path).
+	// Nil: nothing is.
+	Tracked func(path string) bool
+	// Granted are a task's own allow globs (recipe.Task.Allow): a command
+	// they name is allowed by them, and the named dangers (danger-* rules)
+	// do not refuse it; the task says it runs it.
+	Granted []string
 }
 
 // New compiles a recipe's rules. A rule that does not compile is an error
@@ -138,6 +149,8 @@ func New(r *recipe.Recipe, opts Options) (*Policy, error) {
 	}
 	p.allow, p.ask, p.deny = newGlobSet(r.Allow), newGlobSet(r.Ask), newGlobSet(r.Deny)
 	p.only = newGlobSet(opts.Only)
+	p.granted = newGlobSet(opts.Granted)
+	p.tracked = opts.Tracked
 	for _, rule := range r.Rules {
 		cr, err := newRule(rule, r.Locate)
 		if err == nil && !opts.RulesChecked {

@@ -409,7 +409,7 @@ func TestUnknownPreset(t *testing.T) {
 	repo := t.TempDir()
 	write(t, filepath.Join(repo, "rein.jsonnet"), "local rein = import 'rein.libsonnet';\nrein.presets.golang\n")
 	_, err := Load(Options{Dir: repo, UserFile: "-", CacheDir: "-", LookPath: noLook})
-	if err == nil || !strings.Contains(err.Error(), "Field does not exist: golang; did you mean go?; the presets are readonly, strict, git, go") {
+	if err == nil || !strings.Contains(err.Error(), "Field does not exist: golang; did you mean go?; the presets are readonly, strict, dev, git, go") {
 		t.Errorf("%v", err)
 	}
 }

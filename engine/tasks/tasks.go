@@ -183,7 +183,7 @@ func Policy(r *recipe.Recipe, t *recipe.Task) (*policy.Policy, error) {
 	}
 	c := *r
 	c.Allow = append(append([]string(nil), r.Allow...), t.Allow...)
-	return policy.New(&c, policy.Options{Tool: "task"})
+	return policy.New(&c, policy.Options{Tool: "task", Granted: t.Allow})
 }
 
 // Options configure a run.

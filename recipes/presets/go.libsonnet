@@ -12,13 +12,20 @@ local outputs = ['-o', '-coverprofile', '-cpuprofile', '-memprofile', '-blockpro
                  '-test.outputdir', '-test.gocoverdir', '-test.testlogfile', '-test.fuzzcachedir'];
 local outputList = std.join(', ', ['"%s"' % f for f in outputs]);
 
-(import 'readonly.libsonnet') + {
+(import 'dev.libsonnet') + {
   commands+: [
     rein.command('go build ./...', 'Compile every package; prints compiler errors'),
     rein.command('go test ./...', 'Run all tests; add -run REGEX for some, -v for detail, -count=1 to skip the cache'),
     rein.command('go vet ./...', 'Static checks'),
   ],
   programs+: {
+    'golangci-lint': p('Go linters (golangci-lint run ./...)', subcommands={
+      run: s('Run the linters', deny_flags=['--fix']),
+      linters: s('List the linters'),
+      version: s('Version'),
+      config: s('Show or verify the configuration'),
+      fmt: s('Format code (writes files)'),
+    }),
     go: p('The Go toolchain', deny_flags=noExec, subcommands={
       build: s('Compile packages'),
       test: s('Run tests (-run, -v, -count=1, -race, -bench)'),
@@ -77,9 +84,9 @@ local outputList = std.join(', ', ['"%s"' % f for f in outputs]);
     allow+: ['go build ./...', 'go test ./...', 'go test -run TestX -v ./pkg/...', 'go vet ./...', 'go list -m all', 'gofmt -l .', 'go env GOPATH', 'go mod graph', 'go test -count=1 -cover ./...', 'go run ./cmd/x',
              'go build -ldflags "-s -w -X main.version=1.2" .',
              'go test -C sub ./...'],
-    ask+: ['go run -mod=mod example.com/tool', 'go test -mod mod ./...', 'go doc -http=:6060', 'go doc -http', 'go get example.com/x@latest', 'go mod tidy', 'gofmt -w .', 'go generate ./...', 'go run golang.org/x/tools/cmd/stringer@latest -type=T',
+    ask+: ['rm -rf x', 'go run -mod=mod example.com/tool', 'go test -mod mod ./...', 'go doc -http=:6060', 'go doc -http', 'go get example.com/x@latest', 'go mod tidy', 'gofmt -w .', 'go generate ./...', 'go run golang.org/x/tools/cmd/stringer@latest -type=T',
            'go run -tags x example.com/cmd/x@v1.2.3'],
-    deny+: ['go run cmd/go get example.com/x', 'go run cmd/vet ./...', 'go env -w GOFLAGS=-x', 'go test -exec sh ./...', 'go build -toolexec=/tmp/x ./...', 'go build -o /usr/local/bin/x .', 'rm -rf x',
+    deny+: ['go run cmd/go get example.com/x', 'go run cmd/vet ./...', 'go env -w GOFLAGS=-x', 'go test -exec sh ./...', 'go build -toolexec=/tmp/x ./...', 'go build -o /usr/local/bin/x .',
             'go test --exec=sh ./...', 'go vet -vettool=/tmp/x ./...', 'go build --toolexec /tmp/x ./...',
             // The linker running a program of the command's choosing.
             "go build -ldflags='-linkmode=external -extld=/tmp/x' .", "go test -ldflags=\"-linkmode=external '-extldflags=-wrapper sh,-c,id'\" ./...",

@@ -23,7 +23,7 @@ local p = rein.program;
   tests+: {
     allow+: ['make', 'make test', 'make -j4 build', 'make -n install', 'make -f build/Makefile all', 'make -C docs html', 'make -sC sub'],
     ask+: ['make CC=clang'],
-    deny+: ["make --eval='x:; rm -rf /'", 'rm -rf build', "printf 'all:\\n\\tid\\n' | make -f -", 'make -f /dev/stdin', 'make --file=/tmp/Makefile',
+    deny+: ["make --eval='x:; rm -rf /'", "printf 'all:\\n\\tid\\n' | make -f -", 'make -f /dev/stdin', 'make --file=/tmp/Makefile',
             'make -C /tmp', 'make --directory=..', 'make -sC /etc', 'make -I /tmp all', 'gmake --makefile=/dev/fd/0'],
   },
 }

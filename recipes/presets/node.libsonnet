@@ -30,7 +30,8 @@ local pm(name) = p(name + ': run scripts and tests', subcommands={
 deny_flags=['--script-shell', '--script-shell=*', '--node-options', '--node-options=*', '--shell', '--shell=*', '--userconfig', '--userconfig=*',
             '--globalconfig', '--globalconfig=*', '--init-module', '--init-module=*', '--onload-script', '--onload-script=*', '--git', '--git=*',
             '--editor', '--editor=*', '--browser', '--browser=*', '--config.*', '--shell-emulator', '--shell-emulator=*'],
-deny_subcommands=['publish', 'unpublish', 'login', 'logout', 'adduser', 'token', 'owner', 'deprecate', 'dist-tag', 'access', 'config', 'set', 'link']);
+deny_subcommands=['publish', 'unpublish', 'login', 'logout', 'adduser', 'token', 'owner', 'deprecate', 'dist-tag', 'access', 'config', 'set', 'link'],
+global_flags={ '--version': rein.flag('Print the version'), '-v': rein.flag('Print the version'), '--silent': rein.flag('Less output'), '-s': rein.flag('Less output') });
 
 // The options node may be given before its script. Many others load code
 // (--require, --import, --loader, a --test-reporter module or data: URL,
@@ -51,7 +52,7 @@ local nodeOptions = ['-v', '--version', '-h', '--help', '-c', '--check', '--v8-o
   '--experimental-transform-types', '--experimental-detect-module', '--no-experimental-detect-module', '--experimental-require-module',
   '--no-experimental-require-module', '--experimental-wasm-modules', '--experimental-json-modules', '--harmony', '--harmony-*'];
 
-(import 'readonly.libsonnet') + {
+(import 'dev.libsonnet') + {
   commands+: [
     rein.command('npm test', 'Run the test script from package.json'),
     rein.command('npm run <script>', 'Run a script from package.json (see cat package.json)'),
@@ -60,13 +61,19 @@ local nodeOptions = ['-v', '--version', '-h', '--help', '-c', '--check', '--v8-o
     npm: pm('npm'),
     yarn: pm('yarn'),
     pnpm: pm('pnpm'),
-    npx: p('Run a package binary (may download it)'),
+    npx: p('Run one of the project\'s own tools (node_modules/.bin: npx tsc, npx jest); one it does not have is asked, as npx would download it'),
     node: p('Run a JavaScript file (node FILE); inline code is not allowed', deny_flags=['-e', '--eval', '--eval=*', '-p', '--print', '--print=*', '-r', '--require', '--require=*', '--import', '--import=*', '--loader', '--loader=*', '--experimental-loader', '--experimental-loader=*',
       // The inspector runs any code sent to its port (0.0.0.0: from the network).
       '--inspect', '--inspect=*', '--inspect-brk', '--inspect-brk=*', '--inspect-wait', '--inspect-wait=*', '--inspect-port=*']),
   },
-  ask+: ['npx *'],
   rules+: [
+    // npx runs the project's own tools; a name it does not have there is
+    // fetched from the registry and run: code nobody in the project chose.
+    rein.rule('npx-downloads', 'ask', 'npx would download this package from the registry and run it (it is not one of the project\'s own tools in node_modules/.bin); install it as a devDependency, or approve this once',
+              each='cmd.name == "npx" && (let ops = filter(cmd.args, {!(# startsWith "-")}); len(ops) == 0 || !localBin(cmd, ops[0]) || any(cmd.args, {# in ["-p", "--package", "-y", "--yes"] || # startsWith "--package="}))'),
+    // pnpm and yarn run a package.json script by its name (pnpm validate).
+    rein.rule('package-script', 'allow', 'a script of the project\'s package.json, run by its name',
+              each='cmd.name in ["pnpm", "yarn", "bun"] && len(cmd.positionals) > 0 && packageScript(cmd, cmd.positionals[0])'),
     // With no script node reads its program from standard input, as it
     // does from -, /dev/stdin or <(...): code rein never sees
     // (echo 'require("child_process")...' | node).
@@ -97,7 +104,7 @@ local nodeOptions = ['-v', '--version', '-h', '--help', '-c', '--check', '--v8-o
     allow+: ['npm test', 'npm run build', 'npm ls --depth=0', 'yarn test', 'pnpm run lint', 'node --version', 'node scripts/check.js', 'node --test', 'node --test test/',
              'node --run build', 'node --test --test-reporter=spec --test-name-pattern=parser test/', 'node --enable-source-maps --no-warnings dist/x.js --port 3000 --verbose',
              'npm test --prefix packages/web', 'pnpm test --dir packages/api', 'node --max-old-space-size=4096 dist/cli.js --help', 'node .'],
-    ask+: ['npm install', 'npm ci', 'npx tsc --noEmit', 'npm install left-pad', 'npm audit fix', 'npm audit fix --force'],
+    ask+: ['rm -rf node_modules', 'npm install', 'npm ci', 'npx some-package-not-installed', 'npm install left-pad', 'npm audit fix', 'npm audit fix --force'],
     deny+: ["node --test --test-reporter='data:text/javascript,console.log(1)' test/", 'node --test --test-reporter=/tmp/r.js', 'node --env-file=config.env app.js',
             'node --snapshot-blob snap.blob app.js', 'node --cpu-prof-dir=/tmp app.js', 'node --redirect-warnings=/tmp/w app.js', 'node --test --test-reporter-destination=/tmp/x',
             'node --openssl-config=/tmp/o.cnf app.js', 'node --some-future-flag app.js',
@@ -105,6 +112,6 @@ local nodeOptions = ['-v', '--version', '-h', '--help', '-c', '--check', '--v8-o
             'npm test --prefix /tmp/pkg', 'pnpm -C ../other test', 'yarn --cwd=/opt/x run build', 'npm run build --prefix=~/x',
             "npm test --node-options='--import=data:text/javascript,console.log(1)'", 'npm run build --script-shell=/tmp/x', 'npm test --script-sh /tmp/x',
             'pnpm test --config.script-shell=/tmp/x', 'yarn test --userconfig /tmp/npmrc', 'npm test --node-opt=--require=/tmp/x.js',
-            'yarn --use-yarnrc /tmp/yarnrc test', 'yarn test --use-yarnrc=/tmp/rc', 'npm publish', "node -e 'require(\"fs\").rmSync(\"x\")'", 'node --inspect=0.0.0.0:9229 app.js', 'node --inspect-brk app.js', 'npm config set registry http://x', 'rm -rf node_modules'],
+            'yarn --use-yarnrc /tmp/yarnrc test', 'yarn test --use-yarnrc=/tmp/rc', 'npm publish', "node -e 'require(\"fs\").rmSync(\"x\")'", 'node --inspect=0.0.0.0:9229 app.js', 'node --inspect-brk app.js', 'npm config set registry http://x'],
   },
 }

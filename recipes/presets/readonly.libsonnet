@@ -111,7 +111,10 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
     rein.command('cat <file>', 'Print a file; pipe into head -N for long files'),
   ],
 
-  programs+: (if rein.windows then windows else {}) + posix + {
+  // Every field below fills in: what a preset listed with readonly sets
+  // stands, in whichever order they are added (presets.go + presets.git
+  // and presets.git + presets.go are the same recipe).
+  programs: (if rein.windows then windows else {}) + posix + {
     git: p(
       'Version control, read-only use',
       global_flags={
@@ -159,9 +162,10 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
       },
       deny_subcommands=['push', 'pull', 'fetch', 'clone', 'commit', 'reset', 'rebase', 'merge', 'checkout', 'switch', 'restore', 'clean', 'rm', 'mv', 'add', 'cherry-pick', 'revert', 'am', 'apply', 'gc', 'prune', 'init', 'submodule', 'notes', 'replace', 'bisect', 'filter-branch', 'update-ref', 'update-index', 'daemon', 'send-email', 'credential', 'difftool', 'mergetool', 'archive', 'bundle', 'fast-import', 'maintenance', 'sparse-checkout'],
     ),
-  },
+  } + (if 'programs' in super then super.programs else {}),
 
-  rules+: rein.safety + rein.dangers('deny') + [
+  rules: local have = [r.name for r in (if 'rules' in super then super.rules else [])];
+    (if 'rules' in super then super.rules else []) + [r for r in rein.safety + rein.dangers('deny') + [
     rein.rule(
       'git-config-read-only',
       'deny',
@@ -210,18 +214,18 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
       'only locale, colour and pager variables may be set for a command under readonly',
       each='len(cmd.env) > 0 && any(keys(cmd.env), {!(# in ' + rein.exprList(safeEnv) + ') && !(# startsWith "LC_")})',
     ),
-  ],
+  ] if !std.member(have, r.name)],
 
   shell+: {
-    redirect_write: 'deny',
-    redirect_read: 'allow',
-    substitution: 'allow',
-    process_substitution: 'allow',
-    subshell: 'allow',
-    background: 'deny',
-    'function': 'deny',
-    heredoc: 'allow',
-    dynamic_command_name: 'deny',
+    redirect_write: if 'redirect_write' in super then super.redirect_write else 'deny',
+    redirect_read: if 'redirect_read' in super then super.redirect_read else 'allow',
+    substitution: if 'substitution' in super then super.substitution else 'allow',
+    process_substitution: if 'process_substitution' in super then super.process_substitution else 'allow',
+    subshell: if 'subshell' in super then super.subshell else 'allow',
+    background: if 'background' in super then super.background else 'deny',
+    'function': if 'function' in super then super['function'] else 'deny',
+    heredoc: if 'heredoc' in super then super.heredoc else 'allow',
+    dynamic_command_name: if 'dynamic_command_name' in super then super.dynamic_command_name else 'deny',
     // An option rein's program table does not know may write or run
     // anything: refused, with the option named.
     // (A default only: a preset listed with it that writes says ask.)
@@ -239,7 +243,9 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
     network: if 'network' in super then super.network else 'deny',
   },
 
-  tests+: {
+  // readonly's own tests, when nothing listed before it has tests of its
+  // own (they hold for readonly alone).
+  tests: if 'tests' in super then super.tests else {
     allow+: [
       'git status',
       'git log --oneline -5',

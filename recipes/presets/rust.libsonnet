@@ -3,7 +3,7 @@ local rein = import '../helpers.libsonnet';
 local p = rein.program;
 local s = rein.sub;
 
-(import 'readonly.libsonnet') + {
+(import 'dev.libsonnet') + {
   commands+: [
     rein.command('cargo build', 'Compile the crate; prints compiler errors'),
     rein.command('cargo test', 'Run the tests; cargo test NAME for some'),
@@ -72,11 +72,11 @@ local s = rein.sub;
   tests+: {
     allow+: ['rustc --edition 2021 -O src/main.rs', 'rustc -C opt-level=3 src/main.rs', 'rustfmt --check src/main.rs', 'rustfmt --emit stdout src/lib.rs',
              'cargo test -- --nocapture', 'cargo --locked test', 'cargo -q --offline build', 'cargo --color always clippy', 'rustc +stable --version', 'cargo test --manifest-path crates/core/Cargo.toml', 'cargo clippy --all-targets', 'cargo fmt --check', 'cargo tree'],
-    ask+: ['cargo add serde', 'cargo fmt', 'cargo update', 'rustfmt src/main.rs'],
+    ask+: ['rm -rf target', 'cargo add serde', 'cargo fmt', 'cargo update', 'rustfmt src/main.rs'],
     deny+: ['rustc +/tmp/toolchain src/main.rs', 'cargo +../tc build', 'rustfmt +/opt/x --check src/main.rs',
             'rustc -C linker=/tmp/x src/main.rs', 'rustc -Clinker=sh src/main.rs', "rustc --codegen 'link-arg=-wrapper' -C link-arg=sh,-c,id src/main.rs",
             'rustc --codegen=link-args=-B/tmp src/main.rs', 'rustc -Zunstable-options src/main.rs', 'rustc -o /usr/local/bin/x src/main.rs',
             'cargo build --target-dir /tmp/t', 'cargo test --manifest-path /tmp/x/Cargo.toml', 'cargo run --manifest-path=../other/Cargo.toml', 'cargo build --target-dir=.git/hooks',
-            'cargo publish', 'cargo clippy --fix', 'cargo t', 'cargo b --release', 'rustc @args.txt src/main.rs', 'cargo build --config "build.rustc-wrapper=\'sh\'"', 'rm -rf target'],
+            'cargo publish', 'cargo clippy --fix', 'cargo t', 'cargo b --release', 'rustc @args.txt src/main.rs', 'cargo build --config "build.rustc-wrapper=\'sh\'"'],
   },
 }
