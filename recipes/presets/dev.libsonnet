@@ -18,8 +18,8 @@ local writers = ['mkdir', 'touch', 'cp', 'mv', 'tee', 'ln'];
 // where its code comes from: modes, log levels, colours, ports.
 local harmlessEnv = ['CI', 'NODE_ENV', 'DEBUG', 'LOG_LEVEL', 'RUST_LOG', 'RUST_BACKTRACE', 'CARGO_TERM_COLOR', 'CGO_ENABLED', 'GOOS', 'GOARCH',
                      'GOEXPERIMENT', 'GOMAXPROCS', 'GODEBUG', 'PYTHONDONTWRITEBYTECODE', 'PYTHONUNBUFFERED', 'PYTHONHASHSEED', 'PYTHONWARNINGS', 'DOCKER_BUILDKIT',
-                     'COMPOSE_DOCKER_CLI_BUILD', 'PORT', 'HOST', 'NODE_NO_WARNINGS', 'RAILS_ENV', 'RACK_ENV', 'APP_ENV', 'ENV', 'TZ', 'NO_COLOR', 'FORCE_COLOR',
-                     'TERM', 'COLUMNS', 'LINES', 'LANG', 'LANGUAGE', 'PAGER', 'GIT_PAGER', 'CLICOLOR', 'HOME_PAGE', 'TEST', 'TESTING', 'VERBOSE', 'UPDATE_SNAPSHOTS'];
+                     'COMPOSE_DOCKER_CLI_BUILD', 'PORT', 'HOST', 'NODE_NO_WARNINGS', 'RAILS_ENV', 'RACK_ENV', 'APP_ENV', 'TZ', 'NO_COLOR', 'FORCE_COLOR',
+                     'TERM', 'COLUMNS', 'LINES', 'LANG', 'LANGUAGE', 'PAGER', 'GIT_PAGER', 'CLICOLOR', 'TEST', 'TESTING', 'VERBOSE', 'UPDATE_SNAPSHOTS'];
 // Variables that name a folder a tool writes to or reads code from: fine
 // inside the workspace.
 local pathEnv = ['CARGO_TARGET_DIR', 'PYTHONPATH', 'GOPATH', 'GOCACHE', 'GOMODCACHE', 'NODE_PATH', 'VIRTUAL_ENV', 'TMPDIR', 'OUT_DIR', 'DIST_DIR', 'BUILD_DIR'];
@@ -42,7 +42,7 @@ local loopback = '# matches "^(https?://)?(localhost|127\\\\.0\\\\.0\\\\.1|\\\\[
     rm: p('Delete files (asked: what it deletes is gone for good)'),
     rmdir: p('Delete empty folders'),
     curl: p('HTTP requests to servers on this machine (localhost, 127.0.0.1)', deny_flags=['-K', '--config', '--config=*', '-T', '--upload-file', '--upload-file=*', '--unix-socket', '--unix-socket=*', '--abstract-unix-socket', '--abstract-unix-socket=*', '-x', '--proxy', '--proxy=*', '--preproxy', '--preproxy=*', '-O', '--remote-name', '--remote-name-all', '-J', '--remote-header-name', '--output-dir', '--output-dir=*', '--create-dirs', '-c', '--cookie-jar', '--cookie-jar=*', '-D', '--dump-header', '--dump-header=*', '--trace', '--trace=*', '--trace-ascii', '--trace-ascii=*', '--libcurl', '--libcurl=*', '--netrc', '--netrc-file', '--netrc-file=*', '-n', '--stderr', '--stderr=*', '-K*']),
-    wget: p('Fetch from servers on this machine (wget -qO- URL)', flags=['-q', '--quiet', '-O-', '-O', '-S', '--server-response', '--spider', '-T', '--timeout=*', '-t', '--tries=*', '--no-check-certificate', '-qO-']),
+    wget: p('Fetch from servers on this machine (wget -qO- URL: to standard output)', flags=['-q', '--quiet', '-O-', '-S', '--server-response', '--spider', '-T', '--timeout=*', '-t', '--tries=*', '--no-check-certificate', '-qO-']),
   },
 
   rules: [r for r in super.rules if !std.startsWith(r.name, 'danger-') && r.name != 'env-prefix'] + rein.dangers('ask') + [
@@ -60,6 +60,8 @@ local loopback = '# matches "^(https?://)?(localhost|127\\\\.0\\\\.0\\\\.1|\\\\[
               each='cmd.name in ["curl", "wget"] && (any(operands(cmd), {(%s) && !(%s)}) || len(filter(operands(cmd), {(%s) || (%s)})) == 0)' % [urlLike, loopback, urlLike, loopback]),
     rein.rule('curl-writes', 'deny', 'curl -o and --output write only inside the workspace (or /dev/null)',
               each='cmd.name == "curl" && any(flagValues(cmd, "-o", "--output"), {# != "/dev/null" && !mayWrite(cmd, #)})'),
+    rein.rule('wget-writes', 'deny', 'wget writes what it fetches to standard output only here (wget -qO- URL)',
+              each='cmd.name == "wget" && any(cmd.args, {# in ["-O", "--output-document"] || # matches "^-[a-zA-Z]*O[^-]" || # startsWith "--output-document=" && # != "--output-document=-"})'),
     rein.rule('curl-sends-files', 'deny', 'curl -d @FILE, --data-binary @FILE and -F name=@FILE send a file; send the text itself',
               each='cmd.name == "curl" && any(flagValues(cmd, "-d", "--data", "--data-binary", "--data-raw", "--data-urlencode", "--json", "-F", "--form"), {# contains "@"})'),
     // The project's own scripts, as the repository has them: run by path
@@ -93,7 +95,7 @@ local loopback = '# matches "^(https?://)?(localhost|127\\\\.0\\\\.0\\\\.1|\\\\[
              'CI=1 ls', 'NODE_ENV=test ls', 'CARGO_TARGET_DIR=target/x ls', 'RUST_LOG=debug ls'],
     ask: ['rm notes.txt', 'sh -c "ls"', 'eval ls', 'rm -r build', 'curl https://example.com', 'curl -X POST http://example.com/api', 'terraform apply', 'helm uninstall web', 'some-unknown-tool --flag',
            'FOO=1 ls', 'git reset --hard HEAD~1', 'docker system prune -af'],
-    deny: ['rm -rf ~/x', 'git branch -D old', 'sudo ls', 'sudo -u root ls', 'su -c ls', 'cat .env', 'cat ~/.ssh/id_rsa', 'env --uns ls rm -rf ~/x', 'rm -rf /tmp/x', 'mkdir -p /tmp/x', 'cp README.md /tmp/x', 'mv ../other/x .', 'curl -o /tmp/x http://localhost:3000', 'echo x > /tmp/x',
+    deny: ['rm -rf ~/x', 'git branch -D old', 'wget -O rein.jsonnet http://localhost:8080/x', 'ENV=/tmp/x sh', 'ln -s ~/.ssh/id_rsa key', 'cp .env env.txt', 'sudo ls', 'sudo -u root ls', 'su -c ls', 'cat .env', 'cat ~/.ssh/id_rsa', 'env --uns ls rm -rf ~/x', 'rm -rf /tmp/x', 'mkdir -p /tmp/x', 'cp README.md /tmp/x', 'mv ../other/x .', 'curl -o /tmp/x http://localhost:3000', 'echo x > /tmp/x',
             'curl -d @.env http://localhost:3000', 'curl -K /tmp/x http://localhost', 'echo x > .git/hooks/pre-commit', 'touch .git/hooks/pre-commit',
             'LD_PRELOAD=/tmp/x.so ls', 'rm -rf /'],
   },
