@@ -108,3 +108,36 @@ func TestInitVetsMakeTargets(t *testing.T) {
 		t.Errorf("rein test on the new recipe: %d\n%s%s", code, out, errOut)
 	}
 }
+
+// rein allow adds a command rein asked about to the recipe (a catalog
+// entry and a test); a command a rule refuses or asks about by name is
+// not added, and the file is left as it was.
+func TestAllowWritesTheRecipe(t *testing.T) {
+	dir := t.TempDir()
+	recipePath := filepath.Join(dir, "rein.jsonnet")
+	os.WriteFile(recipePath, []byte("local rein = import 'rein.libsonnet';\nrein.presets.dev\n"), 0o644)
+	if out, _, code := rein(t, dir, "", "check", "mytool --check src"); code != exitAsk {
+		t.Fatalf("before: %d %s", code, out)
+	}
+	if out, errOut, code := rein(t, dir, "", "allow", "-d", "Check the sources", "mytool --check"); code != exitOK || !strings.Contains(out, "added") {
+		t.Fatalf("allow: %d %s %s", code, out, errOut)
+	}
+	if out, _, code := rein(t, dir, "", "check", "mytool --check src"); code != exitOK {
+		t.Errorf("after: %d %s", code, out)
+	}
+	if out, errOut, code := rein(t, dir, "", "test", "--no-presets"); code != exitOK {
+		t.Errorf("rein test: %d %s %s", code, out, errOut)
+	}
+	b, _ := os.ReadFile(recipePath)
+	if !strings.Contains(string(b), "{ command: 'mytool --check', description: 'Check the sources' }") || !strings.Contains(string(b), "allow+: ['mytool --check']") {
+		t.Errorf("the recipe:\n%s", b)
+	}
+	for _, refused := range []string{"rm -rf build", "git push"} {
+		if _, errOut, code := rein(t, dir, "", "allow", refused); code == exitOK || !strings.Contains(errOut, refused) {
+			t.Errorf("allow %s: %d %s", refused, code, errOut)
+		}
+		if now, _ := os.ReadFile(recipePath); string(now) != string(b) {
+			t.Errorf("allow %s changed the recipe:\n%s", refused, now)
+		}
+	}
+}

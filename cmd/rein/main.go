@@ -56,6 +56,7 @@ var commands = []command{
 	{"run", "Run a recipe task (or list them) under the recipe's policy.", func() any { return &runCmd{} }},
 	{"init", "Write a starter rein.jsonnet for this repository (never overwrites).", func() any { return &initCmd{} }},
 	{"trust", "Approve this repository's recipe as it is now (ask, exec, run and mcp need it).", func() any { return &trustCmd{} }},
+	{"allow", "Add a command you approve every time to the recipe, as a catalog entry and a test.", func() any { return &allowCmd{} }},
 	{"tools", "Show the tools and catalog a model gets (--format openai, anthropic or mcp for wire shapes).", func() any { return &toolsCmd{} }},
 	{"mcp", "Serve the recipe's vetted tools to other agents over MCP (stdio).", func() any { return &mcpCmd{} }},
 	{"hook", "Vet the tool calls of Claude Code, Codex or Gemini CLI as their pre-tool hook (and install it).", func() any { return &hookCmd{} }},
