@@ -12,6 +12,9 @@ rein.presets.go + rein.presets.git + {
   programs+: {
     bash: rein.program('Only to run the CI script', args=['.ci/run']),
   },
+  // What the programs' rules here do not list is refused, not asked
+  // (the dev-based presets ask): bash runs .ci/run and nothing else.
+  default: 'deny',
   tasks+: {
     test: rein.task('Run the tests of a package pattern', run='go test "$pattern"', expose=true,
                     params={ pattern: rein.param('string', 'package pattern', default='./...') }),

@@ -10,6 +10,7 @@
 // workspace. The language presets (go, node, python, rust) build on it.
 local rein = import '../helpers.libsonnet';
 local p = rein.program;
+local s = rein.sub;
 
 // Programs that write only the files they name.
 local writers = ['mkdir', 'touch', 'cp', 'mv', 'tee', 'ln'];
@@ -42,6 +43,35 @@ local loopback = '# matches "^(https?://)?(localhost|127\\\\.0\\\\.0\\\\.1|\\\\[
     rm: p('Delete files (asked: what it deletes is gone for good)'),
     rmdir: p('Delete empty folders'),
     curl: p('HTTP requests to servers on this machine (localhost, 127.0.0.1)', deny_flags=['-K', '--config', '--config=*', '-T', '--upload-file', '--upload-file=*', '--unix-socket', '--unix-socket=*', '--abstract-unix-socket', '--abstract-unix-socket=*', '-x', '--proxy', '--proxy=*', '--preproxy', '--preproxy=*', '-O', '--remote-name', '--remote-name-all', '-J', '--remote-header-name', '--output-dir', '--output-dir=*', '--create-dirs', '-c', '--cookie-jar', '--cookie-jar=*', '-D', '--dump-header', '--dump-header=*', '--trace', '--trace=*', '--trace-ascii', '--trace-ascii=*', '--libcurl', '--libcurl=*', '--netrc', '--netrc-file', '--netrc-file=*', '-n', '--stderr', '--stderr=*', '-K*']),
+    // Tools of the ecosystems agents work in: what only reads or builds is
+    // allowed; what changes something outside the workspace is asked by the
+    // named dangers (kubectl delete, terraform apply) or as a subcommand
+    // not listed here. (Their credentials and sockets stay hidden by the
+    // sandbox unless the recipe grants them: sandbox.sockets, env.pass.)
+    docker: p('Docker: inspect containers and images, build', subcommands={
+      ps: s('List containers'), images: s('List images'), logs: s('Container logs', deny_flags=['-f', '--follow']), inspect: s('Details of an object'),
+      version: s('Version'), info: s('System information'), build: s('Build an image from the workspace'),
+      compose: s('Compose: ps, logs, config, build (up, down and run are asked)'),
+    }, ask_subcommands=['run', 'exec', 'start', 'stop', 'restart', 'pull', 'push', 'cp', 'create']),
+    kubectl: p('Kubernetes: read the cluster', subcommands={
+      get: s('List resources'), describe: s('Describe resources'), logs: s('Pod logs', deny_flags=['-f', '--follow']), top: s('Resource use'),
+      explain: s('Document a resource type'), version: s('Version'), 'api-resources': s('Resource types'), 'cluster-info': s('Cluster endpoints'),
+      config: s('Show the configuration (view, get-contexts, current-context)', deny_flags=['--raw', '--flatten']), auth: s('auth can-i'),
+    }, global_flags={ '-n': rein.flag('Namespace', value=true), '--namespace': rein.flag('Namespace', value=true), '--context': rein.flag('Context', value=true) }),
+    terraform: p('Terraform: plan and check (apply and destroy are asked, saying so)', subcommands={
+      plan: s('Show what would change', deny_flags=['-out', '-out=*']), validate: s('Check the configuration'), fmt: s('Format (-check to only check)'),
+      show: s('Show the state or a plan'), providers: s('Providers used'), version: s('Version'), graph: s('Dependency graph'),
+      init: s('Download providers and modules (network)', ask=true),
+    }),
+    mvn: p('Maven: build and test', subcommands={
+      test: s('Run the tests'), compile: s('Compile'), verify: s('Build and check'), package: s('Build the artifacts'), clean: s('Remove target/'),
+      'dependency:tree': s('Dependency tree'), validate: s('Validate the project'), 'test-compile': s('Compile the tests'),
+    }, deny_subcommands=['deploy', 'release:perform', 'release:prepare']),
+    gradle: p('Gradle: build and test', subcommands={
+      build: s('Build'), test: s('Run the tests'), check: s('Run the checks'), assemble: s('Build the artifacts'), clean: s('Remove build/'),
+      tasks: s('List tasks'), dependencies: s('Dependencies'), compileJava: s('Compile'), lint: s('Android lint'),
+    }, deny_subcommands=['publish', 'publishToMavenLocal']),
+    bun: p('Bun: run scripts and tests', subcommands={ test: s('Run the tests'), run: s('Run a package.json script'), install: s('Install (network)', ask=true), x: s('Run a package binary (may download it)', ask=true) }),
     wget: p('Fetch from servers on this machine (wget -qO- URL: to standard output)', flags=['-q', '--quiet', '-O-', '-S', '--server-response', '--spider', '-T', '--timeout=*', '-t', '--tries=*', '--no-check-certificate', '-qO-']),
   },
 
@@ -60,6 +90,8 @@ local loopback = '# matches "^(https?://)?(localhost|127\\\\.0\\\\.0\\\\.1|\\\\[
               each='cmd.name in ["curl", "wget"] && (any(operands(cmd), {(%s) && !(%s)}) || len(filter(operands(cmd), {(%s) || (%s)})) == 0)' % [urlLike, loopback, urlLike, loopback]),
     rein.rule('curl-writes', 'deny', 'curl -o and --output write only inside the workspace (or /dev/null)',
               each='cmd.name == "curl" && any(flagValues(cmd, "-o", "--output"), {# != "/dev/null" && !mayWrite(cmd, #)})'),
+    rein.rule('cluster-credentials', 'deny', 'kubectl config view --raw and --flatten print the cluster credentials (tokens, keys); kubectl config view shows the rest',
+              each='cmd.name == "kubectl" && cmd.sub == "config" && hasFlag(cmd, "--raw", "--flatten")'),
     rein.rule('wget-writes', 'deny', 'wget writes what it fetches to standard output only here (wget -qO- URL)',
               each='cmd.name == "wget" && any(cmd.args, {# in ["-O", "--output-document"] || # matches "^-[a-zA-Z]*O[^-]" || # startsWith "--output-document=" && # != "--output-document=-"})'),
     rein.rule('curl-sends-files', 'deny', 'curl -d @FILE, --data-binary @FILE and -F name=@FILE send a file; send the text itself',
@@ -78,6 +110,9 @@ local loopback = '# matches "^(https?://)?(localhost|127\\\\.0\\\\.0\\\\.1|\\\\[
               each='len(cmd.env) > 0 && any(keys(cmd.env), {!(# in ' + rein.exprList(harmlessEnv) + ') && !(# startsWith "LC_") && !(# in ' + rein.exprList(pathEnv) + ' && inside(absPath(cmd, cmd.env[#]), workspace))})'),
   ],
 
+  // What no rule decides (a subcommand a program's rules do not list): a
+  // person decides, rather than a dead end.
+  default: 'ask',
   shell+: {
     // > file writes inside the workspace, where paths.write allows.
     redirect_write: 'workspace',
@@ -89,13 +124,14 @@ local loopback = '# matches "^(https?://)?(localhost|127\\\\.0\\\\.0\\\\.1|\\\\[
 
   // Its own tests, not readonly's (which refuse what dev asks).
   tests: {
-    allow: ['git status', 'git log --oneline -5', 'ls -la', 'cat README.md | head -20', 'grep -rn TODO . | wc -l', 'git status > out.txt',
+    allow: ['docker ps', 'docker compose ps', 'kubectl get pods -n dev', 'terraform plan', 'terraform validate', 'mvn test', 'gradle test', 'bun test',
+            'git status', 'git log --oneline -5', 'ls -la', 'cat README.md | head -20', 'grep -rn TODO . | wc -l', 'git status > out.txt',
             'mkdir -p src/components', 'touch src/new.ts', 'cp README.md docs/README.md', 'mv old.txt new.txt', 'echo x > notes.txt', 'ls | tee out.txt',
              'curl -s http://localhost:3000/health', 'curl -s -o /dev/null -w %{http_code} http://localhost:3000', 'wget -qO- http://127.0.0.1:8080/',
              'CI=1 ls', 'NODE_ENV=test ls', 'CARGO_TARGET_DIR=target/x ls', 'RUST_LOG=debug ls'],
-    ask: ['rm notes.txt', 'sh -c "ls"', 'eval ls', 'rm -r build', 'curl https://example.com', 'curl -X POST http://example.com/api', 'terraform apply', 'helm uninstall web', 'some-unknown-tool --flag',
+    ask: ['docker run --rm alpine ls', 'terraform init', 'kubectl rollout restart deploy/web', 'terraform destroy', 'rm notes.txt', 'sh -c "ls"', 'eval ls', 'rm -r build', 'curl https://example.com', 'curl -X POST http://example.com/api', 'terraform apply', 'helm uninstall web', 'some-unknown-tool --flag',
            'FOO=1 ls', 'git reset --hard HEAD~1', 'docker system prune -af'],
-    deny: ['rm -rf ~/x', 'git branch -D old', 'wget -O rein.jsonnet http://localhost:8080/x', 'ENV=/tmp/x sh', 'ln -s ~/.ssh/id_rsa key', 'cp .env env.txt', 'sudo ls', 'sudo -u root ls', 'su -c ls', 'cat .env', 'cat ~/.ssh/id_rsa', 'env --uns ls rm -rf ~/x', 'rm -rf /tmp/x', 'mkdir -p /tmp/x', 'cp README.md /tmp/x', 'mv ../other/x .', 'curl -o /tmp/x http://localhost:3000', 'echo x > /tmp/x',
+    deny: ['mvn deploy', 'kubectl config view --raw', 'terraform plan -out=/tmp/p', 'rm -rf ~/x', 'git branch -D old', 'wget -O rein.jsonnet http://localhost:8080/x', 'ENV=/tmp/x sh', 'ln -s ~/.ssh/id_rsa key', 'cp .env env.txt', 'sudo ls', 'sudo -u root ls', 'su -c ls', 'cat .env', 'cat ~/.ssh/id_rsa', 'env --uns ls rm -rf ~/x', 'rm -rf /tmp/x', 'mkdir -p /tmp/x', 'cp README.md /tmp/x', 'mv ../other/x .', 'curl -o /tmp/x http://localhost:3000', 'echo x > /tmp/x',
             'curl -d @.env http://localhost:3000', 'curl -K /tmp/x http://localhost', 'echo x > .git/hooks/pre-commit', 'touch .git/hooks/pre-commit',
             'LD_PRELOAD=/tmp/x.so ls', 'rm -rf /'],
   },

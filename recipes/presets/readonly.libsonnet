@@ -231,7 +231,7 @@ local gitLog = s('Commit history (--oneline, -n N, --stat, -p, --since)', deny_f
     // (A default only: a preset listed with it that writes says ask.)
     unknown_option: if 'unknown_option' in super then super.unknown_option else 'deny',
   },
-  default: 'deny',
+  default: if 'default' in super then super.default else 'deny',
   // The kernel sandbox: no writes at all (a private temporary folder aside),
   // no network. Presets that build, test or commit turn writes back on.
   // Every preset extends this one, so these are defaults: what another
