@@ -111,7 +111,7 @@ func TestDeniedCommandAndBadCallsContinue(t *testing.T) {
 	if denied.DeniedBy != "programs.git.deny_subcommands" || len(denied.Alternatives) == 0 || !strings.Contains(denied.Error, "git push") {
 		t.Errorf("denial %q", results[0])
 	}
-	for i, want := range []string{"", "not valid JSON", `unknown tool \"launch_missiles\"`, `missing required argument \"path\"`, `"entries"`} {
+	for i, want := range []string{"", "not valid JSON", `unknown tool \"launch_missiles\"`, `missing required field \"path\"`, `"entries"`} {
 		if i > 0 && !strings.Contains(results[i], want) {
 			t.Errorf("result %d = %q, want %q", i, results[i], want)
 		}

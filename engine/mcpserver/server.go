@@ -41,11 +41,11 @@ func New(set *tools.Set, opts Options) (*mcp.Server, error) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "rein", Version: opts.Version}, nil)
 	var calls atomic.Int64
 	for _, spec := range set.Specs() {
-		schema, err := jsonschema.Compile(spec.Schema)
-		if err != nil {
+		// A schema that does not compile is an error now, not at a call.
+		if _, err := jsonschema.Compile(spec.Schema); err != nil {
 			return nil, fmt.Errorf("tool %s: %w", spec.Name, err)
 		}
-		h := handler(set, spec.Name, schema, opts.Recorder, &calls)
+		h := handler(set, spec.Name, opts.Recorder, &calls)
 		if opts.Refuse != "" {
 			h = refuse(opts.Refuse)
 		}
@@ -96,18 +96,16 @@ func refuse(reason string) mcp.ToolHandler {
 	}
 }
 
-func handler(set *tools.Set, name string, schema *jsonschema.Schema, rec Recorder, calls *atomic.Int64) mcp.ToolHandler {
+func handler(set *tools.Set, name string, rec Recorder, calls *atomic.Int64) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		args := []byte(req.Params.Arguments)
 		if len(bytes.TrimSpace(args)) == 0 || string(args) == "null" {
 			args = []byte("{}")
 		}
-		v, err := jsonschema.Decode(args)
-		if err != nil {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("arguments of %s are not valid JSON: %v", name, err)}
-		}
-		if err := schema.Validate(v); err != nil {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("arguments of %s do not match its input schema: %v", name, err)}
+		// The tool set's own check (every caller's), answered here as the
+		// protocol's invalid-params error.
+		if err := set.Validate(name, string(args)); err != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 		}
 		state := &call{session: req.Session, responses: req.Params.InputResponses}
 		ctx = context.WithValue(ctx, callKey{}, state)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/reinsh/rein/engine/jsonschema"
 	"maps"
 	"slices"
 	"sort"
@@ -113,6 +114,37 @@ type Set struct {
 	mu     sync.Mutex // guards always and ran: MCP calls may be concurrent
 	always map[string]bool
 	ran    int
+
+	// schemas are the tools' input schemas, compiled once: every call is
+	// validated against its tool's (Validate), whoever makes it.
+	schemasOnce sync.Once
+	schemas     map[string]*jsonschema.Schema
+}
+
+// Validate checks a tool's arguments (JSON text) against its input schema:
+// the one check every caller's arguments pass (rein ask's model, MCP
+// clients, the hook adapters).
+func (s *Set) Validate(name, arguments string) error {
+	s.schemasOnce.Do(func() {
+		s.schemas = map[string]*jsonschema.Schema{}
+		for _, spec := range s.Specs() {
+			if sc, err := jsonschema.Compile(spec.Schema); err == nil {
+				s.schemas[spec.Name] = sc
+			}
+		}
+	})
+	sc, ok := s.schemas[name]
+	if !ok {
+		return fmt.Errorf("no input schema for %s", name)
+	}
+	v, err := jsonschema.Decode([]byte(arguments))
+	if err != nil {
+		return fmt.Errorf("the arguments of %s are not valid JSON: %v", name, err)
+	}
+	if err := sc.Validate(v); err != nil {
+		return fmt.Errorf("the arguments of %s do not match its input schema: %v", name, err)
+	}
+	return nil
 }
 
 // NewSet builds the tools a recipe enables.
@@ -296,6 +328,9 @@ func (s *Set) Call(ctx context.Context, name, arguments string) Outcome {
 	var args map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(arguments), &args); err != nil {
 		return errorOutcome("the arguments of %s are not valid JSON (%v); send an object like {\"command\": \"...\"}", name, err)
+	}
+	if err := s.Validate(name, arguments); err != nil {
+		return errorOutcome("%v", err)
 	}
 	// A command tool in "ask" mode confirms each command it runs
 	// (execute); every other tool confirms the call.

@@ -148,7 +148,7 @@ rein.presets.readonly + { tasks: {
 	if !o.Success || res.Stdout != "hello x; rm -rf y\n" {
 		t.Errorf("task tool: %s", o.Output)
 	}
-	if o := set.Call(context.Background(), "greet", `{}`); !strings.Contains(errorOf(o), "needs --name") {
+	if o := set.Call(context.Background(), "greet", `{}`); !strings.Contains(errorOf(o), `missing required field "name"`) {
 		t.Errorf("missing param: %s", o.Output)
 	}
 }
@@ -240,7 +240,7 @@ func TestExecuteCommandTimeouts(t *testing.T) {
 			t.Errorf("description: %s", desc)
 		}
 		o := set.Call(context.Background(), tools.ExecuteCommand, fmt.Sprintf(`{"command":"true","timeout":%d}`, tt.refused))
-		if !strings.Contains(errorOf(o), "longer than execute_command allows") {
+		if !strings.Contains(errorOf(o), fmt.Sprintf("must be at most %d", tt.longest)) {
 			t.Errorf("timeout %d: %s", tt.refused, o.Output)
 		}
 	}
@@ -256,5 +256,26 @@ func TestListAllowedCommandsDescribesSubcommands(t *testing.T) {
 		if !strings.Contains(got.Output, want) {
 			t.Errorf("the catalog lacks %q:\n%s", want, got.Output)
 		}
+	}
+}
+
+// Every call's arguments are held to the tool's input schema in Call, for
+// every caller: an unknown argument, or a timeout below its minimum, is
+// an error the model reads, and nothing runs.
+func TestCallValidatesArgumentsAgainstTheSchema(t *testing.T) {
+	set, _ := newSet(t, "readonly", tools.Options{})
+	for _, tt := range []struct{ tool, args, want string }{
+		{tools.RunCommand, `{"command":"ls","reason":"x","sudo":true}`, "do not match its input schema"},
+		{tools.ExecuteCommand, `{"command":"ls","timeout":0}`, "do not match its input schema"},
+		{tools.FileRead, `{"path":"x","offset":-1}`, "do not match its input schema"},
+		{tools.GlobTool, `{"pattern":5}`, "do not match its input schema"},
+	} {
+		o := set.Call(context.Background(), tt.tool, tt.args)
+		if o.Success || !strings.Contains(errorOf(o), tt.want) {
+			t.Errorf("%s %s: %s", tt.tool, tt.args, o.Output)
+		}
+	}
+	if o := set.Call(context.Background(), tools.RunCommand, `{"command":"ls","reason":"x"}`); !o.Success && strings.Contains(errorOf(o), "schema") {
+		t.Errorf("valid arguments refused: %s", o.Output)
 	}
 }
