@@ -372,3 +372,57 @@ func TestHookRecipeNamesOtherTools(t *testing.T) {
 		t.Errorf("the matcher leaves WebFetch out:\n%s", out)
 	}
 }
+
+// rein replay --from claude-code re-vets a Claude Code transcript as rein
+// hook would have answered it: parallel calls, sub-agent lines and a
+// compacted session's summary read; a broken or cut line counted and
+// skipped; denials grouped by rule, asks most frequent first.
+func TestReplayClaudeCodeHistory(t *testing.T) {
+	dir := hookWorkspace(t)
+	b, err := os.ReadFile(filepath.Join("testdata", "history", "claude-code.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	transcript := filepath.Join(t.TempDir(), "s-1.jsonl")
+	os.WriteFile(transcript, []byte(strings.ReplaceAll(string(b), "WORKSPACE", dir)), 0o644)
+	out, errOut, code := rein(t, dir, "", "--preset", "dev", "replay", "--from", "claude-code", "--json", transcript)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got struct {
+		Lines, Malformed, Calls, Allowed, Asked, Denied int
+		Other                                           int `json:"other_tools"`
+		DeniedBy                                        []struct {
+			Rule  string
+			Count int
+		} `json:"denied_by"`
+		AskedMost []struct {
+			Call  string
+			Count int
+		} `json:"asked_most"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	// Under dev: git status, ls -la src, Read src/app.go, Grep src:
+	// allowed; cat .env, Read .env, a Bash call without a command: denied;
+	// rm -rf src and mytool --check twice: asked; WebFetch: no opinion; the
+	// broken line counted.
+	if got.Calls != 10 || got.Allowed != 4 || got.Denied != 3 || got.Asked != 3 || got.Other != 1 || got.Malformed != 1 {
+		t.Errorf("tally %+v\n%s", got, out)
+	}
+	if len(got.AskedMost) == 0 || got.AskedMost[0].Call != "mytool --check" || got.AskedMost[0].Count != 2 {
+		t.Errorf("asked %+v", got.AskedMost)
+	}
+	rules := map[string]int{}
+	for _, r := range got.DeniedBy {
+		rules[r.Rule] = r.Count
+	}
+	if rules["paths.deny"] != 2 {
+		t.Errorf("denied by %+v", got.DeniedBy)
+	}
+	text, _, _ := rein(t, dir, "", "--preset", "dev", "replay", "--from", "claude-code", transcript)
+	if !strings.HasPrefix(text, "10 calls in 1 transcripts: 4 allowed (40%), 3 asked (30%), 3 denied (30%)") || !strings.Contains(text, "2  mytool --check") {
+		t.Errorf("summary:\n%s", text)
+	}
+}

@@ -10,8 +10,11 @@ import (
 )
 
 type replayCmd struct {
-	Name string `arg:"" help:"Session name."`
-	JSON bool   `help:"Print one JSON object per command."`
+	Name    []string `arg:"" optional:"" help:"A rein session's name; with --from, the transcripts to read (default: the agent's own for this repository)."`
+	From    string   `enum:",claude-code" default:"" help:"Re-vet an agent's own history instead of a rein session: claude-code (its transcripts in ~/.claude/projects)."`
+	All     bool     `help:"With --from: every project's transcripts, not only this repository's."`
+	Verbose bool     `short:"v" help:"With --from: every call and its decision."`
+	JSON    bool     `help:"Print JSON (one object per command; with --from, the summary)."`
 }
 
 func (c *replayCmd) Help() string {
@@ -33,6 +36,13 @@ type replayChange struct {
 }
 
 func (c *replayCmd) Run(g *Globals, e *env) error {
+	if c.From != "" {
+		return c.history(g, e)
+	}
+	if len(c.Name) != 1 {
+		return fmt.Errorf("give one session name (rein sessions lists them), or --from claude-code to re-vet an agent's own history")
+	}
+	name := c.Name[0]
 	p, err := loadPolicy(g, "replay")
 	if err != nil {
 		return err
@@ -42,12 +52,12 @@ func (c *replayCmd) Run(g *Globals, e *env) error {
 		return err
 	}
 	defer st.Close()
-	rows, err := st.Audit(context.Background(), store.Filter{Session: c.Name})
+	rows, err := st.Audit(context.Background(), store.Filter{Session: name})
 	if err != nil {
 		return err
 	}
 	if len(rows) == 0 {
-		if _, err := st.Session(context.Background(), c.Name, "", "", false); err != nil {
+		if _, err := st.Session(context.Background(), name, "", "", false); err != nil {
 			return err
 		}
 	}

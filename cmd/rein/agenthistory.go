@@ -1,0 +1,283 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/reinsh/rein/engine/hook"
+	"github.com/reinsh/rein/engine/policy"
+)
+
+// What rein would have done with an agent's real history: every shell
+// command and file access in its transcripts, vetted as rein hook would
+// have vetted it, counted.
+
+// historyTally is the summary of a replayed history.
+type historyTally struct {
+	Files     int `json:"files"`
+	Lines     int `json:"lines"`
+	Malformed int `json:"malformed"`
+	Calls     int `json:"calls"`
+	Other     int `json:"other_tools"`
+	Allowed   int `json:"allowed"`
+	Asked     int `json:"asked"`
+	Denied    int `json:"denied"`
+	// DeniedBy groups the denials by rule, with one example each.
+	DeniedBy []ruleCount `json:"denied_by"`
+	// AskedMost are the asked calls, most frequent first.
+	AskedMost []callCount `json:"asked_most"`
+
+	denied map[string]*ruleCount
+	asked  map[string]*callCount
+}
+
+type ruleCount struct {
+	Rule    string `json:"rule"`
+	Count   int    `json:"count"`
+	Example string `json:"example"`
+	Reason  string `json:"reason"`
+}
+
+type callCount struct {
+	Call  string `json:"call"`
+	Count int    `json:"count"`
+}
+
+// claudeLine is a line of a Claude Code transcript, as far as replay reads
+// it: an assistant message's tool_use blocks and where it ran.
+type claudeLine struct {
+	Type      string `json:"type"`
+	Cwd       string `json:"cwd"`
+	SessionID string `json:"sessionId"`
+	Message   struct {
+		Content json.RawMessage `json:"content"`
+	} `json:"message"`
+}
+
+type claudeBlock struct {
+	Type  string                     `json:"type"`
+	ID    string                     `json:"id"`
+	Name  string                     `json:"name"`
+	Input map[string]json.RawMessage `json:"input"`
+}
+
+// history replays the agent transcripts c names (or the agent's own for
+// this repository).
+func (c *replayCmd) history(g *Globals, e *env) error {
+	p, err := loadPolicy(g, "replay")
+	if err != nil {
+		return err
+	}
+	files, err := c.transcripts(p.Recipe().Workspace)
+	if err != nil {
+		return err
+	}
+	t := &historyTally{denied: map[string]*ruleCount{}, asked: map[string]*callCount{}}
+	h := &hookAgent{} // as rein hook answers by default
+	for _, f := range files {
+		if err := t.replayFile(f, p, h, func(line string) {
+			if c.Verbose && !c.JSON {
+				fmt.Fprintln(e.stdout, line)
+			}
+		}); err != nil {
+			fmt.Fprintf(e.stderr, "rein: %s: %v (skipped)\n", f, err)
+			continue
+		}
+		t.Files++
+	}
+	t.finish()
+	if c.JSON {
+		return writeJSON(e.stdout, t, true)
+	}
+	t.print(e.stdout)
+	return nil
+}
+
+// transcripts are the files to read: those given, else Claude Code's for
+// the workspace (~/.claude/projects/<the folder, / as ->/*.jsonl), or all
+// of them with --all.
+func (c *replayCmd) transcripts(workspace string) ([]string, error) {
+	if len(c.Name) > 0 {
+		return c.Name, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return nil, err
+	}
+	root := filepath.Join(home, ".claude", "projects")
+	pattern := filepath.Join(root, strings.NewReplacer("/", "-", ".", "-").Replace(workspace), "*.jsonl")
+	if c.All {
+		pattern = filepath.Join(root, "*", "*.jsonl")
+	}
+	files, _ := filepath.Glob(pattern)
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no Claude Code transcripts match %s; name the files, or use --all", pattern)
+	}
+	return files, nil
+}
+
+// replayFile streams one transcript: a line at a time, the lines that
+// carry no tool call skipped unread, a malformed one counted.
+func (t *historyTally) replayFile(path string, p *policy.Policy, h *hookAgent, show func(string)) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 256<<10)
+	toolUse := []byte(`"tool_use"`)
+	for {
+		line, err := r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// A long line (a big tool result): read it whole, then look.
+			rest, err2 := r.ReadBytes('\n')
+			line = append(append([]byte(nil), line...), rest...)
+			err = err2
+		}
+		if len(bytes.TrimSpace(line)) > 0 {
+			t.Lines++
+			if bytes.Contains(line, toolUse) {
+				t.replayLine(line, p, h, show)
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func (t *historyTally) replayLine(line []byte, p *policy.Policy, h *hookAgent, show func(string)) {
+	var l claudeLine
+	if json.Unmarshal(line, &l) != nil {
+		t.Malformed++
+		return
+	}
+	if l.Type != "assistant" {
+		return
+	}
+	var blocks []claudeBlock
+	if json.Unmarshal(l.Message.Content, &blocks) != nil {
+		return // a text-only message
+	}
+	for _, b := range blocks {
+		if b.Type != "tool_use" {
+			continue
+		}
+		cwd := l.Cwd
+		if !filepath.IsAbs(cwd) {
+			cwd = p.Recipe().Workspace
+		}
+		call := &hook.Call{Agent: hook.ClaudeCode, SessionID: l.SessionID, ToolUseID: b.ID, Cwd: cwd, Tool: b.Name, Input: b.Input}
+		access, err := call.Access()
+		var a hook.Answer
+		switch {
+		case err != nil:
+			a = refusal("%v", err)
+		case access.Kind == hook.Other:
+			t.Other++
+			continue
+		default:
+			a = h.vet(p, call, access)
+		}
+		t.Calls++
+		what := call.Tool + " " + access.Command + strings.Join(access.Paths, " ")
+		if access.Kind == hook.Shell {
+			what = access.Command
+		}
+		switch a.Decision {
+		case hook.Allow:
+			t.Allowed++
+		case hook.Ask:
+			t.Asked++
+			if t.asked[what] == nil {
+				t.asked[what] = &callCount{Call: what}
+			}
+			t.asked[what].Count++
+		default:
+			t.Denied++
+			rule := a.Rule
+			if rule == "" {
+				rule = "(input)"
+			}
+			if t.denied[rule] == nil {
+				t.denied[rule] = &ruleCount{Rule: rule, Example: what, Reason: a.Reason}
+			}
+			t.denied[rule].Count++
+		}
+		show(fmt.Sprintf("%-5s %s   # %s", a.Decision, what, a.Rule))
+	}
+}
+
+// finish orders the groups: the most denials, the most frequent asks first.
+func (t *historyTally) finish() {
+	t.DeniedBy = make([]ruleCount, 0, len(t.denied))
+	for _, r := range t.denied {
+		t.DeniedBy = append(t.DeniedBy, *r)
+	}
+	sort.Slice(t.DeniedBy, func(i, j int) bool {
+		if t.DeniedBy[i].Count != t.DeniedBy[j].Count {
+			return t.DeniedBy[i].Count > t.DeniedBy[j].Count
+		}
+		return t.DeniedBy[i].Rule < t.DeniedBy[j].Rule
+	})
+	t.AskedMost = make([]callCount, 0, len(t.asked))
+	for _, c := range t.asked {
+		t.AskedMost = append(t.AskedMost, *c)
+	}
+	sort.Slice(t.AskedMost, func(i, j int) bool {
+		if t.AskedMost[i].Count != t.AskedMost[j].Count {
+			return t.AskedMost[i].Count > t.AskedMost[j].Count
+		}
+		return t.AskedMost[i].Call < t.AskedMost[j].Call
+	})
+}
+
+func (t *historyTally) print(w io.Writer) {
+	pct := func(n int) string {
+		if t.Calls == 0 {
+			return "0%"
+		}
+		return fmt.Sprintf("%.0f%%", 100*float64(n)/float64(t.Calls))
+	}
+	fmt.Fprintf(w, "%d calls in %d transcripts: %d allowed (%s), %d asked (%s), %d denied (%s)",
+		t.Calls, t.Files, t.Allowed, pct(t.Allowed), t.Asked, pct(t.Asked), t.Denied, pct(t.Denied))
+	if t.Other > 0 || t.Malformed > 0 {
+		fmt.Fprintf(w, "; %d calls of other tools, %d unreadable lines skipped", t.Other, t.Malformed)
+	}
+	fmt.Fprintln(w)
+	if len(t.DeniedBy) > 0 {
+		fmt.Fprintln(w, "\ndenied, by rule:")
+		for _, r := range t.DeniedBy {
+			fmt.Fprintf(w, "  %4d  %s   e.g. %s\n", r.Count, r.Rule, clip(r.Example, 80))
+		}
+	}
+	if len(t.AskedMost) > 0 {
+		fmt.Fprintln(w, "\nasked, most frequent first (rein allow 'CMD' adds one to the recipe):")
+		for i, c := range t.AskedMost {
+			if i == 10 {
+				fmt.Fprintf(w, "  … %d more\n", len(t.AskedMost)-10)
+				break
+			}
+			fmt.Fprintf(w, "  %4d  %s\n", c.Count, clip(c.Call, 100))
+		}
+	}
+}
+
+func clip(s string, n int) string {
+	s = strings.ReplaceAll(s, "\n", "⏎")
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
+}
