@@ -43,33 +43,43 @@ func (c *allowCmd) Run(g *Globals, e *env) error {
 	if text == "" || strings.ContainsAny(text, "\n\x00") {
 		return errors.New("give one command on one line, e.g. rein allow 'terraform plan'")
 	}
-	p, err := loadPolicy(g, "allow")
+	msg, err := addToRecipe(g, text, c.Description, c.DryRun)
 	if err != nil {
 		return err
+	}
+	fmt.Fprint(e.stdout, msg)
+	return nil
+}
+
+// addToRecipe adds text to the repository's recipe as a catalog entry and a
+// test (rein allow, and the [r] answer of rein ask's prompt), and says
+// what it did.
+func addToRecipe(g *Globals, text, description string, dryRun bool) (string, error) {
+	p, err := loadPolicy(g, "allow")
+	if err != nil {
+		return "", err
 	}
 	r := p.Recipe()
 	path, ok := r.Repository()
 	if !ok {
-		return fmt.Errorf("there is no %s in %s to add it to: run rein init first", recipe.FileName, r.Workspace)
+		return "", fmt.Errorf("there is no %s in %s to add it to: run rein init first", recipe.FileName, r.Workspace)
 	}
 	d := p.Check(text)
 	switch d.Verdict {
 	case policy.Allow:
-		fmt.Fprintf(e.stdout, "%s is allowed already (rule %s); nothing to add\n", text, d.Rule)
-		return nil
+		return fmt.Sprintf("%s is allowed already (rule %s); nothing to add\n", text, d.Rule), nil
 	case policy.Deny:
 		if !askable(d) {
-			return fmt.Errorf("%s is denied by rule %s (%s): a catalog entry does not overrule a deny rule; change the rule in %s if it should run", text, d.Rule, d.Reason, path)
+			return "", fmt.Errorf("%s is denied by rule %s (%s): a catalog entry does not overrule a deny rule; change the rule in %s if it should run", text, d.Rule, d.Reason, path)
 		}
 	}
 	before, err := os.ReadFile(path)
 	if err != nil {
-		return err
+		return "", err
 	}
-	addition := allowEntry(text, c.Description)
-	if c.DryRun {
-		fmt.Fprintf(e.stdout, "would append to %s:\n%s", path, addition)
-		return nil
+	addition := allowEntry(text, description)
+	if dryRun {
+		return fmt.Sprintf("would append to %s:\n%s", path, addition), nil
 	}
 	wasTrusted := false
 	if a, err := checkApproval(r); err == nil && a != nil && a.state == trust.Trusted {
@@ -77,7 +87,7 @@ func (c *allowCmd) Run(g *Globals, e *env) error {
 	}
 	after := strings.TrimRight(string(before), "\n") + "\n" + addition
 	if err := writeFileLike(path, []byte(after)); err != nil {
-		return err
+		return "", err
 	}
 	// The recipe must load, and allow the command, as it now reads.
 	np, err := loadPolicy(g, "allow")
@@ -86,19 +96,18 @@ func (c *allowCmd) Run(g *Globals, e *env) error {
 	}
 	if err != nil {
 		if werr := writeFileLike(path, before); werr != nil {
-			return fmt.Errorf("the changed recipe failed (%v), and rein could not put the old one back: %v; fix %s by hand", err, werr, path)
+			return "", fmt.Errorf("the changed recipe failed (%v), and rein could not put the old one back: %v; fix %s by hand", err, werr, path)
 		}
-		return fmt.Errorf("adding %s to %s failed, so the file is as it was: %v", text, path, err)
+		return "", fmt.Errorf("adding %s to %s failed, so the file is as it was: %v", text, path, err)
 	}
 	if wasTrusted {
 		if a, err := checkApproval(np.Recipe()); err == nil && a != nil {
 			if err := a.record.Trust(a.path, a.fingerprint, a.files); err != nil {
-				return fmt.Errorf("added, but the approval could not be renewed: %v; run rein trust", err)
+				return "", fmt.Errorf("added, but the approval could not be renewed: %v; run rein trust", err)
 			}
 		}
 	}
-	fmt.Fprintf(e.stdout, "added %s to %s (a catalog entry and a test)\n", text, path)
-	return nil
+	return fmt.Sprintf("added %s to %s (a catalog entry and a test)\n", text, path), nil
 }
 
 // askable reports whether a denial is only the verdict for what no rule

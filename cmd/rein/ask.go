@@ -193,7 +193,15 @@ func (c *askCmd) run(g *Globals, e *env, sessionName *string) error {
 		Approver: approver, Yes: c.Yes, ConfirmAll: c.ConfirmCommands, AllowCommands: c.AllowCommands, NoCommands: c.NoAllowCommands, DryRun: c.DryRun,
 		BeforeCommand: func(ce tools.CommandEvent) { onEvent(agent.CommandEvent(ce)) },
 		StartCommand:  rec.Start,
-		AfterCommand:  rec.Command,
+		Remember: func(command string) {
+			msg, err := addToRecipe(g, command, "", false)
+			if err != nil {
+				fmt.Fprintf(e.stderr, "rein: not written into the recipe: %v\n", err)
+				return
+			}
+			fmt.Fprint(e.stderr, "rein: "+msg)
+		},
+		AfterCommand: rec.Command,
 	})
 	maxTurns := r.Limits.MaxToolTurns
 	if c.MaxTurns > 0 {

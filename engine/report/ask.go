@@ -304,7 +304,7 @@ func TerminalApprover(in io.Reader, out io.Writer) tools.Approver {
 			askedFor(out, req.Decision)
 		}
 		for {
-			fmt.Fprint(out, "  run it? [y] once, [a] always this session, [n] no (n: note for the model): ")
+			fmt.Fprint(out, "  run it? [y] once, [a] always this session, [r] always, in the recipe, [n] no (n: note for the model): ")
 			start.Do(func() { go read() })
 			var got line
 			select {
@@ -323,6 +323,8 @@ func TerminalApprover(in io.Reader, out io.Writer) tools.Approver {
 				return tools.Approval{Approved: true}, nil
 			case "a", "always":
 				return tools.Approval{Approved: true, Always: true}, nil
+			case "r", "remember":
+				return tools.Approval{Approved: true, Always: true, Remember: true}, nil
 			case "n", "no", "":
 				return tools.Approval{Note: strings.TrimSpace(note)}, nil
 			}

@@ -114,3 +114,12 @@ func TestAskPrinterShowsFilesAndUnfolds(t *testing.T) {
 		t.Errorf("--full folded:\n%s", got)
 	}
 }
+
+// [r] at the prompt approves for good, in the recipe.
+func TestApprovalPromptRemembers(t *testing.T) {
+	approve := TerminalApprover(strings.NewReader("r\n"), io.Discard)
+	a, err := approve(context.Background(), tools.ApprovalRequest{Command: "terraform plan"})
+	if err != nil || !a.Approved || !a.Always || !a.Remember {
+		t.Errorf("%+v %v", a, err)
+	}
+}

@@ -117,10 +117,13 @@ func (s *Set) decideAndRun(ctx context.Context, ev CommandEvent, verdict policy.
 				return s.resultOutcome(command, &runner.Result{Error: msg, DeniedBy: "user"})
 			}
 			approved = true
-			if ans.Always {
+			if ans.Always || ans.Remember {
 				s.mu.Lock()
 				s.always[command] = true
 				s.mu.Unlock()
+			}
+			if ans.Remember && s.opts.Remember != nil {
+				s.opts.Remember(command) // it tells the person; the model is not told
 			}
 		}
 	}

@@ -46,7 +46,9 @@ var defaultTools = map[string]bool{
 // Approval is a person's answer to an ask verdict.
 type Approval struct {
 	Approved bool
-	Always   bool   // approve this command for the rest of the session
+	Always   bool // approve this command for the rest of the session
+	// Remember: approve it for good, in the recipe (Options.Remember).
+	Remember bool
 	Note     string // passed to the model with a refusal
 	// Pending: the answer will come later (the caller asks the person and
 	// repeats the call); nothing runs and nothing is recorded now.
@@ -90,6 +92,10 @@ type Options struct {
 	// NoCommands takes the command tools (and tasks, which run commands)
 	// away: the model gets the file tools only.
 	NoCommands bool
+	// Remember writes an approved command into the recipe for good (rein
+	// allow) and tells the person what it did; nil: a remembered answer
+	// holds for the session only.
+	Remember func(command string)
 	// DryRun vets commands but runs nothing.
 	DryRun bool
 	// BeforeCommand sees each command with its decision before it runs.

@@ -279,3 +279,23 @@ func TestCallValidatesArgumentsAgainstTheSchema(t *testing.T) {
 		t.Errorf("valid arguments refused: %s", o.Output)
 	}
 }
+
+// An answer of "always, in the recipe" runs the command, holds for the
+// session, and hands the command to Options.Remember (rein allow).
+func TestApprovalRemembered(t *testing.T) {
+	var remembered []string
+	asked := 0
+	set, _ := newSet(t, "git", tools.Options{
+		Approver: func(context.Context, tools.ApprovalRequest) (tools.Approval, error) {
+			asked++
+			return tools.Approval{Approved: true, Remember: true}, nil
+		},
+		Remember: func(command string) { remembered = append(remembered, command) },
+	})
+	commit := `{"command":"git commit --allow-empty -m x","reason":"save"}`
+	set.Call(context.Background(), "run_command", commit)
+	set.Call(context.Background(), "run_command", commit)
+	if asked != 1 || len(remembered) != 1 || remembered[0] != "git commit --allow-empty -m x" {
+		t.Errorf("asked %d times, remembered %q", asked, remembered)
+	}
+}
