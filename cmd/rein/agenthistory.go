@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/reinsh/rein/shellparse"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -83,7 +85,7 @@ func (c *replayCmd) history(g *Globals, e *env) error {
 	t := &historyTally{denied: map[string]*ruleCount{}, asked: map[string]*callCount{}}
 	h := &hookAgent{} // as rein hook answers by default
 	for _, f := range files {
-		if err := t.replayFile(f, p, h, func(line string) {
+		if err := t.replayFile(c.From, f, p, h, func(line string) {
 			if c.Verbose && !c.JSON {
 				fmt.Fprintln(e.stdout, line)
 			}
@@ -101,9 +103,10 @@ func (c *replayCmd) history(g *Globals, e *env) error {
 	return nil
 }
 
-// transcripts are the files to read: those given, else Claude Code's for
-// the workspace (~/.claude/projects/<the folder, / as ->/*.jsonl), or all
-// of them with --all.
+// transcripts are the files to read: those given, else the agent's own
+// for the workspace (Claude Code: ~/.claude/projects/<the folder, / as
+// ->/*.jsonl; Codex: ~/.codex/sessions/**/rollout-*.jsonl whose session ran
+// there), or all of them with --all.
 func (c *replayCmd) transcripts(workspace string) ([]string, error) {
 	if len(c.Name) > 0 {
 		return c.Name, nil
@@ -111,6 +114,24 @@ func (c *replayCmd) transcripts(workspace string) ([]string, error) {
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return nil, err
+	}
+	if c.From == "codex" {
+		root := filepath.Join(home, ".codex", "sessions")
+		if d := os.Getenv("CODEX_HOME"); d != "" {
+			root = filepath.Join(d, "sessions")
+		}
+		var files []string
+		filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasPrefix(d.Name(), "rollout-") && strings.HasSuffix(d.Name(), ".jsonl") && (c.All || codexRanIn(path, workspace)) {
+				files = append(files, path)
+			}
+			return nil
+		})
+		if len(files) == 0 {
+			return nil, fmt.Errorf("no Codex sessions under %s ran in %s; name the files, or use --all", root, workspace)
+		}
+		sort.Strings(files)
+		return files, nil
 	}
 	root := filepath.Join(home, ".claude", "projects")
 	pattern := filepath.Join(root, strings.NewReplacer("/", "-", ".", "-").Replace(workspace), "*.jsonl")
@@ -126,14 +147,19 @@ func (c *replayCmd) transcripts(workspace string) ([]string, error) {
 
 // replayFile streams one transcript: a line at a time, the lines that
 // carry no tool call skipped unread, a malformed one counted.
-func (t *historyTally) replayFile(path string, p *policy.Policy, h *hookAgent, show func(string)) error {
+func (t *historyTally) replayFile(agent, path string, p *policy.Policy, h *hookAgent, show func(string)) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 256<<10)
-	toolUse := []byte(`"tool_use"`)
+	// Only the lines that can hold a call are decoded.
+	marks := [][]byte{[]byte(`"tool_use"`)}
+	var cwd, session string
+	if agent == "codex" {
+		marks = [][]byte{[]byte(`"function_call"`), []byte(`"local_shell_call"`), []byte(`"session_meta"`), []byte(`"turn_context"`)}
+	}
 	for {
 		line, err := r.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
@@ -144,8 +170,15 @@ func (t *historyTally) replayFile(path string, p *policy.Policy, h *hookAgent, s
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			t.Lines++
-			if bytes.Contains(line, toolUse) {
-				t.replayLine(line, p, h, show)
+			for _, m := range marks {
+				if bytes.Contains(line, m) {
+					if agent == "codex" {
+						t.replayCodexLine(line, p, h, &cwd, &session, show)
+					} else {
+						t.replayLine(line, p, h, show)
+					}
+					break
+				}
 			}
 		}
 		if err == io.EOF {
@@ -155,6 +188,95 @@ func (t *historyTally) replayFile(path string, p *policy.Policy, h *hookAgent, s
 			return err
 		}
 	}
+}
+
+// codexRanIn reports whether a Codex rollout's session (its first line,
+// session_meta) ran in the workspace.
+func codexRanIn(path, workspace string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	line, _ := bufio.NewReaderSize(f, 64<<10).ReadSlice('\n')
+	var meta codexLine
+	if json.Unmarshal(line, &meta) != nil || meta.Type != "session_meta" {
+		return false
+	}
+	return policy.Inside(meta.Payload.Cwd, workspace)
+}
+
+// codexLine is a line of a Codex rollout, as far as replay reads it: the
+// session's folder (session_meta, turn_context) and the function calls
+// the model made (response_item).
+type codexLine struct {
+	Type    string `json:"type"`
+	Payload struct {
+		Type      string `json:"type"`
+		ID        string `json:"id"`
+		Cwd       string `json:"cwd"`
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+		CallID    string `json:"call_id"`
+	} `json:"payload"`
+}
+
+// codexCommand is the command line of a Codex shell call: exec_command's
+// cmd, or the older shell tool's argv (bash -lc TEXT is TEXT).
+func codexCommand(name, arguments string) (string, bool) {
+	var args struct {
+		Cmd     string   `json:"cmd"`
+		Command []string `json:"command"`
+	}
+	if json.Unmarshal([]byte(arguments), &args) != nil {
+		return "", false
+	}
+	switch name {
+	case "exec_command":
+		return args.Cmd, args.Cmd != ""
+	case "shell", "container.exec", "local_shell":
+		if n := len(args.Command); n == 3 && (args.Command[0] == "bash" || args.Command[0] == "sh" || args.Command[0] == "zsh") && (args.Command[1] == "-lc" || args.Command[1] == "-c") {
+			return args.Command[2], true
+		}
+		if len(args.Command) > 0 {
+			return shellparse.JoinArgv(args.Command), true
+		}
+	}
+	return "", false
+}
+
+// replayCodexLine vets a Codex rollout line's shell call; cwd carries the
+// session's folder from line to line.
+func (t *historyTally) replayCodexLine(line []byte, p *policy.Policy, h *hookAgent, cwd *string, session *string, show func(string)) {
+	var l codexLine
+	if json.Unmarshal(line, &l) != nil {
+		t.Malformed++
+		return
+	}
+	switch {
+	case l.Type == "session_meta":
+		*session = l.Payload.ID
+		fallthrough
+	case l.Type == "turn_context":
+		if filepath.IsAbs(l.Payload.Cwd) {
+			*cwd = l.Payload.Cwd
+		}
+		return
+	case l.Type != "response_item" || l.Payload.Type != "function_call" && l.Payload.Type != "local_shell_call":
+		return
+	}
+	command, ok := codexCommand(l.Payload.Name, l.Payload.Arguments)
+	if !ok {
+		t.Other++
+		return
+	}
+	dir := *cwd
+	if dir == "" {
+		dir = p.Recipe().Workspace
+	}
+	input, _ := json.Marshal(command)
+	call := &hook.Call{Agent: hook.Codex, SessionID: *session, ToolUseID: l.Payload.CallID, Cwd: dir, Tool: "Bash", Input: map[string]json.RawMessage{"command": input}}
+	t.tally(call, p, h, show)
 }
 
 func (t *historyTally) replayLine(line []byte, p *policy.Policy, h *hookAgent, show func(string)) {
@@ -178,45 +300,49 @@ func (t *historyTally) replayLine(line []byte, p *policy.Policy, h *hookAgent, s
 		if !filepath.IsAbs(cwd) {
 			cwd = p.Recipe().Workspace
 		}
-		call := &hook.Call{Agent: hook.ClaudeCode, SessionID: l.SessionID, ToolUseID: b.ID, Cwd: cwd, Tool: b.Name, Input: b.Input}
-		access, err := call.Access()
-		var a hook.Answer
-		switch {
-		case err != nil:
-			a = refusal("%v", err)
-		case access.Kind == hook.Other:
-			t.Other++
-			continue
-		default:
-			a = h.vet(p, call, access)
-		}
-		t.Calls++
-		what := call.Tool + " " + access.Command + strings.Join(access.Paths, " ")
-		if access.Kind == hook.Shell {
-			what = access.Command
-		}
-		switch a.Decision {
-		case hook.Allow:
-			t.Allowed++
-		case hook.Ask:
-			t.Asked++
-			if t.asked[what] == nil {
-				t.asked[what] = &callCount{Call: what}
-			}
-			t.asked[what].Count++
-		default:
-			t.Denied++
-			rule := a.Rule
-			if rule == "" {
-				rule = "(input)"
-			}
-			if t.denied[rule] == nil {
-				t.denied[rule] = &ruleCount{Rule: rule, Example: what, Reason: a.Reason}
-			}
-			t.denied[rule].Count++
-		}
-		show(fmt.Sprintf("%-5s %s   # %s", a.Decision, what, a.Rule))
+		t.tally(&hook.Call{Agent: hook.ClaudeCode, SessionID: l.SessionID, ToolUseID: b.ID, Cwd: cwd, Tool: b.Name, Input: b.Input}, p, h, show)
 	}
+}
+
+// tally vets one call as rein hook would and counts its answer.
+func (t *historyTally) tally(call *hook.Call, p *policy.Policy, h *hookAgent, show func(string)) {
+	access, err := call.Access()
+	var a hook.Answer
+	switch {
+	case err != nil:
+		a = refusal("%v", err)
+	case access.Kind == hook.Other:
+		t.Other++
+		return
+	default:
+		a = h.vet(p, call, access)
+	}
+	t.Calls++
+	what := call.Tool + " " + access.Command + strings.Join(access.Paths, " ")
+	if access.Kind == hook.Shell {
+		what = access.Command
+	}
+	switch a.Decision {
+	case hook.Allow:
+		t.Allowed++
+	case hook.Ask:
+		t.Asked++
+		if t.asked[what] == nil {
+			t.asked[what] = &callCount{Call: what}
+		}
+		t.asked[what].Count++
+	default:
+		t.Denied++
+		rule := a.Rule
+		if rule == "" {
+			rule = "(input)"
+		}
+		if t.denied[rule] == nil {
+			t.denied[rule] = &ruleCount{Rule: rule, Example: what, Reason: a.Reason}
+		}
+		t.denied[rule].Count++
+	}
+	show(fmt.Sprintf("%-5s %s   # %s", a.Decision, what, a.Rule))
 }
 
 // finish orders the groups: the most denials, the most frequent asks first.

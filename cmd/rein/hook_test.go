@@ -426,3 +426,34 @@ func TestReplayClaudeCodeHistory(t *testing.T) {
 		t.Errorf("summary:\n%s", text)
 	}
 }
+
+// rein replay --from codex reads Codex rollouts (exec_command and the
+// older shell tool; the folder from session_meta and turn_context).
+func TestReplayCodexHistory(t *testing.T) {
+	dir := hookWorkspace(t)
+	b, err := os.ReadFile(filepath.Join("testdata", "history", "codex.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	day := filepath.Join(home, "sessions", "2026", "11", "26")
+	os.MkdirAll(day, 0o755)
+	os.WriteFile(filepath.Join(day, "rollout-2026-11-26T03-20-00-sess-c.jsonl"), []byte(strings.ReplaceAll(string(b), "WORKSPACE", dir)), 0o644)
+	// Another project's session is not this repository's.
+	os.WriteFile(filepath.Join(day, "rollout-2026-11-26T04-00-00-other.jsonl"), []byte(strings.ReplaceAll(string(b), "WORKSPACE", t.TempDir())), 0o644)
+	t.Setenv("CODEX_HOME", home)
+	out, errOut, code := rein(t, dir, "", "--preset", "dev", "replay", "--from", "codex", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got struct {
+		Files, Calls, Allowed, Asked, Denied, Malformed int
+		Other                                           int `json:"other_tools"`
+	}
+	json.Unmarshal([]byte(out), &got)
+	// git status and ls -la allowed, rm -rf src asked, cat .env denied;
+	// view_image no shell call; the broken line counted.
+	if got.Files != 1 || got.Calls != 4 || got.Allowed != 2 || got.Asked != 1 || got.Denied != 1 || got.Other != 1 || got.Malformed != 1 {
+		t.Errorf("tally %+v\n%s", got, out)
+	}
+}

@@ -11,7 +11,7 @@ import (
 
 type replayCmd struct {
 	Name    []string `arg:"" optional:"" help:"A rein session's name; with --from, the transcripts to read (default: the agent's own for this repository)."`
-	From    string   `enum:",claude-code" default:"" help:"Re-vet an agent's own history instead of a rein session: claude-code (its transcripts in ~/.claude/projects)."`
+	From    string   `enum:",claude-code,codex" default:"" help:"Re-vet an agent's own history instead of a rein session: claude-code (its transcripts in ~/.claude/projects) or codex (~/.codex/sessions)."`
 	All     bool     `help:"With --from: every project's transcripts, not only this repository's."`
 	Verbose bool     `short:"v" help:"With --from: every call and its decision."`
 	JSON    bool     `help:"Print JSON (one object per command; with --from, the summary)."`
