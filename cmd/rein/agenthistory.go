@@ -407,3 +407,69 @@ func clip(s string, n int) string {
 	}
 	return s[:n-1] + "…"
 }
+
+// minProposed is how often an agent must have run a command for rein init
+// --from-history to propose it.
+const minProposed = 2
+
+// fromHistory proposes catalog entries for the commands the agent ran here
+// that the recipe asks about only because no entry names them: the
+// everyday commands of this repository. Never one a rule asks about or
+// refuses by name (a named danger, a secret): those stay asked.
+func (c *initCmd) fromHistory(g *Globals, e *env) error {
+	rc := &replayCmd{From: c.FromHistory}
+	p, err := loadPolicy(g, "init")
+	if err != nil {
+		return err
+	}
+	if _, ok := p.Recipe().Repository(); !ok {
+		return fmt.Errorf("there is no %s here to add to: run rein init first, then rein init --from-history %s", "rein.jsonnet", c.FromHistory)
+	}
+	files, err := rc.transcripts(p.Recipe().Workspace)
+	if err != nil {
+		return err
+	}
+	t := &historyTally{denied: map[string]*ruleCount{}, asked: map[string]*callCount{}}
+	h := &hookAgent{}
+	for _, f := range files {
+		if t.replayFile(c.FromHistory, f, p, h, func(string) {}) == nil {
+			t.Files++
+		}
+	}
+	t.finish()
+	var proposed []string
+	for _, a := range t.AskedMost {
+		if a.Count < minProposed || strings.ContainsAny(a.Call, "\n\x00") {
+			continue
+		}
+		if d := p.Check(a.Call); d.Verdict == policy.Ask && askable(d) {
+			proposed = append(proposed, a.Call)
+		}
+	}
+	if len(proposed) == 0 {
+		fmt.Fprintf(e.stdout, "nothing to propose: of %d calls in %d transcripts, none the recipe asks about only for want of an entry was run %d times or more\n", t.Calls, t.Files, minProposed)
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "From %d calls in %d transcripts, these commands were asked about only because no catalog entry names them:\n\n", t.Calls, t.Files)
+	for _, cmd := range proposed {
+		fmt.Fprintf(e.stdout, "+ %s\n", allowEntryLine(cmd))
+	}
+	if !c.Write {
+		fmt.Fprintln(e.stdout, "\nrein init --from-history "+c.FromHistory+" --write adds them, each with a test; rein allow 'CMD' adds one.")
+		return nil
+	}
+	for _, cmd := range proposed {
+		msg, err := addToRecipe(g, cmd, "run by your agent here", false)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "rein: %s: %v\n", cmd, err)
+			continue
+		}
+		fmt.Fprint(e.stdout, msg)
+	}
+	return nil
+}
+
+// allowEntryLine is a proposed catalog entry as one line.
+func allowEntryLine(command string) string {
+	return fmt.Sprintf("commands+: [{ command: %q }], tests+: { allow+: [%q] }", command, command)
+}

@@ -457,3 +457,33 @@ func TestReplayCodexHistory(t *testing.T) {
 		t.Errorf("tally %+v\n%s", got, out)
 	}
 }
+
+// rein init --from-history proposes catalog entries for what the agent
+// ran here more than once and the recipe asks about for want of an entry
+// (mytool --check), never for what a rule asks about or refuses by name
+// (rm -rf src, cat .env); --write adds them with their tests.
+func TestInitFromHistory(t *testing.T) {
+	dir := hookWorkspace(t)
+	os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte("(import 'rein.libsonnet').presets.dev\n"), 0o644)
+	b, _ := os.ReadFile(filepath.Join("testdata", "history", "claude-code.jsonl"))
+	transcript := filepath.Join(t.TempDir(), "s-1.jsonl")
+	// rm -rf src twice too: asked by name, so never proposed.
+	text := strings.ReplaceAll(string(b), "WORKSPACE", dir)
+	text = strings.Replace(text, `{"command": "cat .env"}`, `{"command": "rm -rf src"}`, 1)
+	os.WriteFile(transcript, []byte(text), 0o644)
+	home := t.TempDir()
+	project := filepath.Join(home, ".claude", "projects", strings.NewReplacer("/", "-", ".", "-").Replace(dir))
+	os.MkdirAll(project, 0o755)
+	os.Rename(transcript, filepath.Join(project, "s-1.jsonl"))
+	t.Setenv("HOME", home)
+	out, errOut, code := rein(t, dir, "", "init", "--from-history", "claude-code")
+	if code != exitOK || !strings.Contains(out, `+ commands+: [{ command: "mytool --check" }]`) || strings.Contains(out, "rm -rf") {
+		t.Fatalf("proposal: %d %s %s", code, out, errOut)
+	}
+	if _, errOut, code := rein(t, dir, "", "init", "--from-history", "claude-code", "--write"); code != exitOK {
+		t.Fatalf("--write: %s", errOut)
+	}
+	if out, _, code := rein(t, dir, "", "check", "mytool --check"); code != exitOK {
+		t.Errorf("after --write: %d %s", code, out)
+	}
+}

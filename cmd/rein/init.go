@@ -12,7 +12,9 @@ import (
 )
 
 type initCmd struct {
-	Print bool `help:"Print the recipe instead of writing rein.jsonnet."`
+	Print       bool   `help:"Print the recipe instead of writing rein.jsonnet."`
+	FromHistory string `name:"from-history" enum:",claude-code,codex" default:"" help:"Propose additions to the existing rein.jsonnet from what your agent (claude-code or codex) really ran here and the recipe would ask about; --write adds them."`
+	Write       bool   `help:"With --from-history: append the proposed additions (catalog entries and their tests)."`
 }
 
 func (c *initCmd) Help() string {
@@ -24,6 +26,9 @@ It never overwrites an existing recipe.`
 }
 
 func (c *initCmd) Run(g *Globals, e *env) error {
+	if c.FromHistory != "" {
+		return c.fromHistory(g, e)
+	}
 	dir := g.Dir
 	if dir == "" {
 		var err error
