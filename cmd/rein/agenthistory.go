@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/reinsh/rein/shellparse"
+	"golang.org/x/term"
 	"io"
 	"io/fs"
 	"os"
@@ -84,8 +85,19 @@ func (c *replayCmd) history(g *Globals, e *env) error {
 	}
 	t := &historyTally{denied: map[string]*ruleCount{}, asked: map[string]*callCount{}}
 	h := &hookAgent{} // as rein hook answers by default
+	// A progress line on a terminal, for a long history.
+	progress := func() {}
+	if f, ok := e.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) && !c.Verbose {
+		progress = func() {
+			if t.Calls%20000 == 0 {
+				fmt.Fprintf(e.stderr, "\rreplayed %d calls…", t.Calls)
+			}
+		}
+		defer fmt.Fprint(e.stderr, "\r\033[K")
+	}
 	for _, f := range files {
 		if err := t.replayFile(c.From, f, p, h, func(line string) {
+			progress()
 			if c.Verbose && !c.JSON {
 				fmt.Fprintln(e.stdout, line)
 			}
