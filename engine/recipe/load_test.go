@@ -179,6 +179,21 @@ func TestUnknownPresetAndMissingFile(t *testing.T) {
 	}
 }
 
+// Xcode's command line is in the dev preset on macOS only.
+func TestDevPresetPerOS(t *testing.T) {
+	mac, err := Load(Options{Preset: "dev", OS: "darwin", CacheDir: "-", LookPath: noLook})
+	if err != nil {
+		t.Fatal(err)
+	}
+	linux, err := Load(Options{Preset: "dev", OS: "linux", CacheDir: "-", LookPath: noLook})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mac.Programs["xcodebuild"] == nil || linux.Programs["xcodebuild"] != nil || linux.Programs["swift"] == nil {
+		t.Error("xcodebuild belongs to macOS only; swift to both")
+	}
+}
+
 func TestPlatformExtVars(t *testing.T) {
 	posix, err := Load(Options{Preset: "readonly", OS: "linux", CacheDir: "-", LookPath: noLook})
 	if err != nil {

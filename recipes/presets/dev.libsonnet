@@ -33,7 +33,10 @@ local loopback = '# matches "^(https?://)?(localhost|127\\\\.0\\\\.0\\\\.1|\\\\[
 (import 'git.libsonnet') + {
   description: 'Writing code: readonly plus writes in the workspace by programs that write what they name, the project\'s own tools, requests to this machine; what destroys something is asked, saying what.',
 
-  programs+: {
+  // Per operating system: Xcode's command line on macOS.
+  programs+: (if rein.os == 'darwin' then {
+    xcodebuild: p('Build and test Xcode projects (archive and export are asked)', flags=['-list', '-showsdks', '-showBuildSettings', '-version', '-scheme', '-project', '-workspace', '-configuration', '-destination', '-sdk', '-quiet', '-target', '-derivedDataPath', 'build', 'test', 'build-for-testing', 'test-without-building', 'clean', 'analyze', '-only-testing*', '-skip-testing*']),
+  } else {}) + {
     mkdir: p('Make folders in the workspace (mkdir -p a/b)'),
     touch: p('Make an empty file, or update its time'),
     cp: p('Copy files within the workspace'),
@@ -71,6 +74,8 @@ local loopback = '# matches "^(https?://)?(localhost|127\\\\.0\\\\.0\\\\.1|\\\\[
       build: s('Build'), test: s('Run the tests'), check: s('Run the checks'), assemble: s('Build the artifacts'), clean: s('Remove build/'),
       tasks: s('List tasks'), dependencies: s('Dependencies'), compileJava: s('Compile'), lint: s('Android lint'),
     }, deny_subcommands=['publish', 'publishToMavenLocal']),
+    gh: p('GitHub CLI: read issues, pull requests, runs and the API (changes are asked; needs GH_TOKEN in env.pass, as ~/.config/gh stays hidden)'),
+    swift: p('Swift: build and test', subcommands={ build: s('Build'), test: s('Run the tests'), run: s('Build and run a product of the package'), package: s('Package tasks (describe, dump-package; resolve and update fetch)') }),
     bun: p('Bun: run scripts and tests', subcommands={ test: s('Run the tests'), run: s('Run a package.json script'), install: s('Install (network)', ask=true), x: s('Run a package binary (may download it)', ask=true) }),
     wget: p('Fetch from servers on this machine (wget -qO- URL: to standard output)', flags=['-q', '--quiet', '-O-', '-S', '--server-response', '--spider', '-T', '--timeout=*', '-t', '--tries=*', '--no-check-certificate', '-qO-']),
   },
@@ -90,6 +95,12 @@ local loopback = '# matches "^(https?://)?(localhost|127\\\\.0\\\\.0\\\\.1|\\\\[
               each='cmd.name in ["curl", "wget"] && (any(operands(cmd), {(%s) && !(%s)}) || len(filter(operands(cmd), {(%s) || (%s)})) == 0)' % [urlLike, loopback, urlLike, loopback]),
     rein.rule('curl-writes', 'deny', 'curl -o and --output write only inside the workspace (or /dev/null)',
               each='cmd.name == "curl" && any(flagValues(cmd, "-o", "--output"), {# != "/dev/null" && !mayWrite(cmd, #)})'),
+    rein.rule('gh-credentials', 'deny', 'gh auth, secret, ssh-key and gpg-key print or change credentials',
+              each='cmd.name == "gh" && len(cmd.positionals) > 0 && cmd.positionals[0] in ["auth", "secret", "ssh-key", "gpg-key", "config"] && !(cmd.positionals[0] == "auth" && len(cmd.positionals) > 1 && cmd.positionals[1] == "status")'),
+    rein.rule('gh-changes', 'ask', 'this changes something on GitHub (an issue, a pull request, a run, a release, a repository) that others see',
+              each='cmd.name == "gh" && len(cmd.positionals) > 0 && (len(cmd.positionals) > 1 && cmd.positionals[1] in ["create", "edit", "close", "reopen", "merge", "comment", "review", "delete", "rerun", "cancel", "lock", "unlock", "transfer", "archive", "unarchive", "rename", "sync", "fork", "set", "add", "remove", "upload", "enable", "disable", "run", "ready", "revert", "develop", "pin", "unpin", "checkout"] || cmd.positionals[0] == "api" && (any(flagValues(cmd, "-X", "--method"), {upper(#) != "GET"}) || hasFlag(cmd, "-f", "-F", "--field", "--raw-field", "--input")) || cmd.positionals[0] in ["repo", "gist", "extension", "workflow", "release", "label", "cache", "codespace"] && len(cmd.positionals) > 1 && !(cmd.positionals[1] in ["view", "list", "status", "download"]))'),
+    rein.rule('swift-fetches', 'ask', 'swift package resolve and update fetch dependencies from the network and run their manifests',
+              each='cmd.name == "swift" && cmd.sub == "package" && any(cmd.positionals, {# in ["resolve", "update", "add-dependency"]})'),
     rein.rule('cluster-credentials', 'deny', 'kubectl config view --raw and --flatten print the cluster credentials (tokens, keys); kubectl config view shows the rest',
               each='cmd.name == "kubectl" && cmd.sub == "config" && hasFlag(cmd, "--raw", "--flatten")'),
     rein.rule('wget-writes', 'deny', 'wget writes what it fetches to standard output only here (wget -qO- URL)',
@@ -124,14 +135,16 @@ local loopback = '# matches "^(https?://)?(localhost|127\\\\.0\\\\.0\\\\.1|\\\\[
 
   // Its own tests, not readonly's (which refuse what dev asks).
   tests: {
-    allow: ['docker ps', 'docker compose ps', 'kubectl get pods -n dev', 'terraform plan', 'terraform validate', 'mvn test', 'gradle test', 'bun test',
+    allow: ['gh issue view 63', 'gh pr list', 'gh api /user', 'gh run view 123 --log', 'swift build', 'swift test',
+            'docker ps', 'docker compose ps', 'kubectl get pods -n dev', 'terraform plan', 'terraform validate', 'mvn test', 'gradle test', 'bun test',
             'git status', 'git log --oneline -5', 'ls -la', 'cat README.md | head -20', 'grep -rn TODO . | wc -l', 'git status > out.txt',
             'mkdir -p src/components', 'touch src/new.ts', 'cp README.md docs/README.md', 'mv old.txt new.txt', 'echo x > notes.txt', 'ls | tee out.txt',
              'curl -s http://localhost:3000/health', 'curl -s -o /dev/null -w %{http_code} http://localhost:3000', 'wget -qO- http://127.0.0.1:8080/',
              'CI=1 ls', 'NODE_ENV=test ls', 'CARGO_TARGET_DIR=target/x ls', 'RUST_LOG=debug ls'],
-    ask: ['docker run --rm alpine ls', 'terraform init', 'kubectl rollout restart deploy/web', 'terraform destroy', 'rm notes.txt', 'sh -c "ls"', 'eval ls', 'rm -r build', 'curl https://example.com', 'curl -X POST http://example.com/api', 'terraform apply', 'helm uninstall web', 'some-unknown-tool --flag',
+    ask: ['gh pr create --fill', 'gh issue comment 63 -b done', 'gh api -X POST /repos/o/r/issues -f title=x', 'gh pr merge 5', 'swift package update',
+          'docker run --rm alpine ls', 'terraform init', 'kubectl rollout restart deploy/web', 'terraform destroy', 'rm notes.txt', 'sh -c "ls"', 'eval ls', 'rm -r build', 'curl https://example.com', 'curl -X POST http://example.com/api', 'terraform apply', 'helm uninstall web', 'some-unknown-tool --flag',
            'FOO=1 ls', 'git reset --hard HEAD~1', 'docker system prune -af'],
-    deny: ['mvn deploy', 'kubectl config view --raw', 'terraform plan -out=/tmp/p', 'rm -rf ~/x', 'git branch -D old', 'wget -O rein.jsonnet http://localhost:8080/x', 'ENV=/tmp/x sh', 'ln -s ~/.ssh/id_rsa key', 'cp .env env.txt', 'sudo ls', 'sudo -u root ls', 'su -c ls', 'cat .env', 'cat ~/.ssh/id_rsa', 'env --uns ls rm -rf ~/x', 'rm -rf /tmp/x', 'mkdir -p /tmp/x', 'cp README.md /tmp/x', 'mv ../other/x .', 'curl -o /tmp/x http://localhost:3000', 'echo x > /tmp/x',
+    deny: ['gh auth token', 'gh secret list', 'mvn deploy', 'kubectl config view --raw', 'terraform plan -out=/tmp/p', 'rm -rf ~/x', 'git branch -D old', 'wget -O rein.jsonnet http://localhost:8080/x', 'ENV=/tmp/x sh', 'ln -s ~/.ssh/id_rsa key', 'cp .env env.txt', 'sudo ls', 'sudo -u root ls', 'su -c ls', 'cat .env', 'cat ~/.ssh/id_rsa', 'env --uns ls rm -rf ~/x', 'rm -rf /tmp/x', 'mkdir -p /tmp/x', 'cp README.md /tmp/x', 'mv ../other/x .', 'curl -o /tmp/x http://localhost:3000', 'echo x > /tmp/x',
             'curl -d @.env http://localhost:3000', 'curl -K /tmp/x http://localhost', 'echo x > .git/hooks/pre-commit', 'touch .git/hooks/pre-commit',
             'LD_PRELOAD=/tmp/x.so ls', 'rm -rf /'],
   },
