@@ -503,6 +503,25 @@ var envCodeLoaders = []string{"LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "BASH
 	"GIT_CONFIG_PARAMETERS", "GCONV_PATH", "OPENSSL_CONF", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
 	"RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER", "GOCACHEPROG", "MAKEFILES", "PERL5DB", "RUBYLIB"}
 
+// moduleSearchPaths are the loaders that name folders to find modules in: set to
+// folders below the command's own (PYTHONPATH=. or src), they load the
+// project's code, as running its tests does.
+var moduleSearchPaths = []string{"PYTHONPATH", "PERL5LIB", "RUBYLIB"}
+
+// withinCwd reports whether a search path lists only folders below the
+// working folder, written out: relative, no .., nothing expanded later.
+func withinCwd(value string) bool {
+	if value == "" || strings.ContainsAny(value, "$`~\\") {
+		return false
+	}
+	for _, part := range strings.Split(value, ":") {
+		if part == "" || strings.HasPrefix(part, "/") || slices.Contains(strings.Split(part, "/"), "..") {
+			return false
+		}
+	}
+	return true
+}
+
 // isCodeEnv reports whether a variable, set in a command's environment, makes
 // the program run or load code: such a variable set by the script is given
 // to every command after it, exported or not (assign).
@@ -536,7 +555,7 @@ func (a *analyzer) envCode(cmd *Command, ctx context, own map[string]string) {
 				a.nested(cmd, value, ctx, name+"=")
 				a.passed, a.exported = passed, exported
 			}
-		case loadsCode(name):
+		case loadsCode(name) && !(slices.Contains(moduleSearchPaths, name) && withinCwd(value)):
 			setting := name + "=" + Quote(value)
 			if _, ok := own[name]; !ok {
 				setting = name + ", set earlier in the script,"

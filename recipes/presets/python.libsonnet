@@ -137,7 +137,7 @@ local pip = p('Python packages', subcommands={
     // ruff has no subcommands in its program entry: format is its first positional.
   ],
   tests+: {
-    allow+: ['ruff format .', 'python -m ruff format .', 'python -m ruff check --fix .', 'python -m black .', 'pytest tests/test_parser.py -m slow', 'python -m pytest -m "not slow" tests', 'python -m coverage run -m pytest', 'python -m coverage run tools/x.py', 'python -m unittest discover -s tests',
+    allow+: ['PYTHONPATH=. python -m pytest', 'PYTHONPATH=src:tests pytest -q', 'ruff format .', 'python -m ruff format .', 'python -m ruff check --fix .', 'python -m black .', 'pytest tests/test_parser.py -m slow', 'python -m pytest -m "not slow" tests', 'python -m coverage run -m pytest', 'python -m coverage run tools/x.py', 'python -m unittest discover -s tests',
              'mypy --config-file mypy.ini src', 'uv pip list', 'uv pip list -p 3.12', 'pip list --python .venv/bin/python', 'tox -e py311', 'python -m nox -s tests',
              'python3 --version', 'python -V', 'python3 tools/gen.py --out x', 'python3 -Werror -u scripts/check.py', 'python3 .',
              'python3 -X importtime tools/gen.py', 'pytest -o log_cli=true tests', 'tox -e py -- tests/test_a.py', 'python3 -W error tools/gen.py', 'python3 -um pytest -q',
@@ -146,7 +146,7 @@ local pip = p('Python packages', subcommands={
     ask+: ['rm -rf .venv', 'pip install requests', 'uv sync', 'poetry install', 'python -m pip install requests', 'python3 -m pip -q install -r requirements.txt',
            'pytest --basetemp=src', 'python -m pytest --basetemp build/tmp',
            'python -m build', 'mypy --install-types --non-interactive src', 'uv pip install requests', 'uv pip sync requirements.txt'],
-    deny+: ['python3 -X opt=val -', 'python3 -W error -', 'python3 -X dev /tmp/x.py', 'python3 -i tools/gen.py', 'python3 -c pass',
+    deny+: ['PYTHONPATH=/tmp/x python -m pytest', 'PYTHONPATH=../other pytest', 'python3 -X opt=val -', 'python3 -W error -', 'python3 -X dev /tmp/x.py', 'python3 -i tools/gen.py', 'python3 -c pass',
             'pytest tests/test_a.py /tmp/evil_test.py', 'pytest -o testpaths=/tmp/t', 'pytest --override-ini=addopts=-p/tmp/plug', 'python -m pytest -o pythonpath=/tmp',
             'tox -e py -- /tmp/x.py', 'tox --installpkg /tmp/x.whl',
             "python3 -c 'import os'", 'python -m http.server', 'pip uninstall -y requests', 'python -m pip uninstall -y requests',
