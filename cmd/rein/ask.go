@@ -14,7 +14,6 @@ import (
 	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/engine/provider"
 	"github.com/reinsh/rein/engine/report"
-	"github.com/reinsh/rein/engine/runner"
 	"github.com/reinsh/rein/engine/session"
 	"github.com/reinsh/rein/engine/tools"
 )
@@ -101,7 +100,7 @@ func (c *askCmd) run(g *Globals, e *env, sessionName *string) error {
 	}
 	r.Allow = append(r.Allow, globList(c.AlsoAllow)...)
 	r.Deny = append(r.Deny, globList(c.CommandDeny)...)
-	p, err := policy.New(r, policy.Options{Tool: "run_command", Only: globList(c.CommandAllow), Tracked: runner.Tracked(r.Workspace)})
+	p, err := newPolicy(r, policy.Options{Tool: tools.RunCommand, Only: globList(c.CommandAllow)})
 	if err != nil {
 		return err
 	}

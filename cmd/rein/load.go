@@ -25,8 +25,16 @@ func loadPolicy(g *Globals, tool string) (*policy.Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A verified recipe's rules compile: each is compiled when first needed.
-	return policy.New(r, policy.Options{Tool: tool, RulesChecked: r.Verified, Tracked: runner.Tracked(r.Workspace)})
+	return newPolicy(r, policy.Options{Tool: tool})
+}
+
+// newPolicy compiles a loaded recipe the way every command does: a
+// verified recipe's rules are compiled when first needed, and the policy
+// may ask git which scripts the repository tracks.
+func newPolicy(r *recipe.Recipe, opts policy.Options) (*policy.Policy, error) {
+	opts.RulesChecked = r.Verified
+	opts.Tracked = runner.Tracked(r.Workspace)
+	return policy.New(r, opts)
 }
 
 // openStore opens the session and audit database the flags select.

@@ -27,7 +27,9 @@ the client supports elicitation. Logs go to standard error.`
 }
 
 func (c *mcpCmd) Run(g *Globals, e *env) error {
-	p, err := loadPolicy(g, "mcp")
+	// The same tool name as rein ask's: a rule that tests tool treats a
+	// run_command call alike whoever makes it.
+	p, err := loadPolicy(g, tools.RunCommand)
 	if err != nil {
 		return err
 	}
