@@ -93,12 +93,14 @@ func writeJSON(w io.Writer, v any, indent bool) error {
 
 // writeJSONLines writes one JSON object per line, for --json listings.
 func writeJSONLines[T any](w io.Writer, items []T) error {
+	// One write for many lines, not one each.
+	out := bufio.NewWriterSize(w, 64<<10)
 	for _, item := range items {
-		if err := writeJSON(w, item, false); err != nil {
+		if err := writeJSON(out, item, false); err != nil {
 			return err
 		}
 	}
-	return nil
+	return out.Flush()
 }
 
 func verdictExit(v policy.Verdict) error {

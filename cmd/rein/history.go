@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -134,7 +135,9 @@ func (c *auditCmd) Run(g *Globals, e *env) error {
 	if c.JSON {
 		return writeJSONLines(e.stdout, rows)
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	// tabwriter writes a cell at a time: one buffer makes it one write.
+	out := bufio.NewWriterSize(e.stdout, 64<<10)
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TIME\tSESSION\tSOURCE\tVERDICT\tRULE\tEXIT\tMS\tCOMMAND\tWORKSPACE")
 	for _, r := range rows {
 		exit := "-"
@@ -147,7 +150,10 @@ func (c *auditCmd) Run(g *Globals, e *env) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.Time.Local().Format("2006-01-02 15:04:05"), r.Session, r.Source,
 			r.Verdict, r.Rule, exit, r.DurationMS, firstLine(r.Command), r.Workspace)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return out.Flush()
 }
 
 func parseSince(s string) (time.Time, error) {
