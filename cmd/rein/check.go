@@ -56,9 +56,15 @@ func (c *checkCmd) Run(g *Globals, e *env) error {
 
 // bulk checks one command per line of standard input.
 func (c *checkCmd) bulk(p *policy.Policy, e *env) error {
-	sc := bufio.NewScanner(e.stdin)
+	// Written in batches, not a write per line: what was decided is
+	// flushed whenever rein goes back to its input for more, so that a
+	// program feeding it a line at a time reads each answer at once.
+	out := bufio.NewWriterSize(e.stdout, 64<<10)
+	defer out.Flush()
+	sc := bufio.NewScanner(flushingReader{e.stdin, out})
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	worst := policy.Allow
+	e = &env{stdin: e.stdin, stdinTerminal: e.stdinTerminal, stdout: out, stderr: e.stderr}
 	for sc.Scan() {
 		line := sc.Text()
 		if strings.TrimSpace(line) == "" {
@@ -78,6 +84,19 @@ func (c *checkCmd) bulk(p *policy.Policy, e *env) error {
 		return err
 	}
 	return verdictExit(worst)
+}
+
+// flushingReader flushes w before each read of r.
+type flushingReader struct {
+	r io.Reader
+	w *bufio.Writer
+}
+
+func (f flushingReader) Read(p []byte) (int, error) {
+	if err := f.w.Flush(); err != nil {
+		return 0, err
+	}
+	return f.r.Read(p)
 }
 
 // writeJSON prints v as JSON, indented or as one line, without HTML escaping

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -581,4 +583,28 @@ func shellWords(s string) ([]string, error) {
 		out, s = append(out, word), rest
 	}
 	return out, nil
+}
+
+// Bulk check answers each line as it comes when its input arrives a line
+// at a time (a program talking to it), though it writes in batches.
+func TestBulkCheckAnswersEachLineAtOnce(t *testing.T) {
+	in, feed := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		done <- run([]string{"--preset", "readonly", "check", "--json"}, &env{stdin: in, stdout: outW, stderr: io.Discard})
+		outW.Close()
+	}()
+	answers := bufio.NewReader(outR)
+	for _, cmd := range []string{"git status", "rm -rf x"} {
+		fmt.Fprintln(feed, cmd)
+		line, err := answers.ReadString('\n')
+		if err != nil || !strings.Contains(line, `"command":"`+cmd+`"`) {
+			t.Fatalf("%s: %q %v", cmd, line, err)
+		}
+	}
+	feed.Close()
+	if code := <-done; code != exitDeny {
+		t.Errorf("exit %d", code)
+	}
 }
