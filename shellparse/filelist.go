@@ -29,6 +29,7 @@ type NameInput struct {
 
 // xargsInput reads xargs's options with the syntax unwrapping uses.
 func xargsInput(c *Command) NameInput {
+	loadWrappers()
 	o := skipOptions(c.Words, wrappers["xargs"], true)
 	next, opts := o.next, o.values
 	x := NameInput{Command: c.Argv[next:], Xargs: true}

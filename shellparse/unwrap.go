@@ -28,6 +28,7 @@ func (a *analyzer) unwrap(cmd *Command, ctx context) {
 	if cmd.DynamicName || len(cmd.Words) == 0 {
 		return
 	}
+	loadWrappers()
 	w, ok := wrappings[cmd.Name]
 	if !ok {
 		return
@@ -459,6 +460,7 @@ func (a *analyzer) unwrapParallel(cmd *Command, ctx context) {
 var sshCommandOptions = []string{"proxycommand", "localcommand", "knownhostscommand", "remotecommand"}
 
 func (a *analyzer) unwrapSSH(cmd *Command, ctx context) {
+	loadWrappers()
 	syn := wrappers["ssh"]
 	words := cmd.Words
 	// Options that run local commands, wherever they stand.

@@ -158,6 +158,7 @@ func walkerName(argv0 string) string { return path.Base(filepath.ToSlash(argv0))
 // runsAfterOptions returns the option syntax of a wrapper whose command
 // follows its options on the same machine (ssh's runs elsewhere).
 func runsAfterOptions(program string) (optionSyntax, bool) {
+	loadWrappers()
 	syn, ok := wrappers[program]
 	return syn, ok && program != "ssh"
 }

@@ -1,6 +1,10 @@
 package shellparse
 
-import "github.com/reinsh/rein/engine/programs"
+import (
+	"sync"
+
+	"github.com/reinsh/rein/engine/programs"
+)
 
 // The programs that run other programs, and how each one's command is
 // found: after options (sudo, env, xargs, ...), as a shell script (sh -c),
@@ -67,7 +71,23 @@ var wrappers = map[string]optionSyntax{
 
 // The wrappers of the program table (env, nice, timeout, time, xargs)
 // take their options from it.
-func init() {
+// wrappersReady makes the wrappers' tables on first use, not at start:
+// reading the program table costs a millisecond and thousands of
+// allocations that a process which analyses nothing (the sandbox helper,
+// rein version) should not pay.
+var wrappersReady sync.Once
+
+// loadWrappers makes wrappers and wrappings ready; every reader calls it.
+func loadWrappers() {
+	wrappersReady.Do(func() {
+		refineWrappers()
+		buildWrappings()
+	})
+}
+
+// refineWrappers takes the options of wrappers the program table knows
+// from the table.
+func refineWrappers() {
 	for name, syn := range wrappers {
 		spec := programs.Lookup(name)
 		if spec == nil {
@@ -135,7 +155,7 @@ type wrapping struct {
 
 var wrappings map[string]wrapping
 
-func init() {
+func buildWrappings() {
 	specialWrappers = map[string]func(*analyzer, *Command, context){
 		"eval":     func(a *analyzer, c *Command, ctx context) { a.nestedWords(c, c.Words[1:], ctx, "eval") },
 		"trap":     (*analyzer).unwrapTrap,
