@@ -359,26 +359,25 @@ func (t *historyTally) tally(call *hook.Call, p *policy.Policy, h *hookAgent, sh
 
 // finish orders the groups: the most denials, the most frequent asks first.
 func (t *historyTally) finish() {
-	t.DeniedBy = make([]ruleCount, 0, len(t.denied))
-	for _, r := range t.denied {
-		t.DeniedBy = append(t.DeniedBy, *r)
+	t.DeniedBy = mostFirst(t.denied, func(r ruleCount) (int, string) { return r.Count, r.Rule })
+	t.AskedMost = mostFirst(t.asked, func(c callCount) (int, string) { return c.Count, c.Call })
+}
+
+// mostFirst lists a tally's groups, the largest count first, then by name.
+func mostFirst[T any](groups map[string]*T, key func(T) (int, string)) []T {
+	out := make([]T, 0, len(groups))
+	for _, g := range groups {
+		out = append(out, *g)
 	}
-	sort.Slice(t.DeniedBy, func(i, j int) bool {
-		if t.DeniedBy[i].Count != t.DeniedBy[j].Count {
-			return t.DeniedBy[i].Count > t.DeniedBy[j].Count
+	sort.Slice(out, func(i, j int) bool {
+		ci, ni := key(out[i])
+		cj, nj := key(out[j])
+		if ci != cj {
+			return ci > cj
 		}
-		return t.DeniedBy[i].Rule < t.DeniedBy[j].Rule
+		return ni < nj
 	})
-	t.AskedMost = make([]callCount, 0, len(t.asked))
-	for _, c := range t.asked {
-		t.AskedMost = append(t.AskedMost, *c)
-	}
-	sort.Slice(t.AskedMost, func(i, j int) bool {
-		if t.AskedMost[i].Count != t.AskedMost[j].Count {
-			return t.AskedMost[i].Count > t.AskedMost[j].Count
-		}
-		return t.AskedMost[i].Call < t.AskedMost[j].Call
-	})
+	return out
 }
 
 func (t *historyTally) print(w io.Writer) {

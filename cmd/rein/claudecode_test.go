@@ -51,14 +51,7 @@ type scriptedClaude struct {
 
 func newScriptedClaude(t *testing.T, turns ...func(w io.Writer)) *scriptedClaude {
 	s := &scriptedClaude{turns: turns}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(s.handle)}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	s.url = "http://" + ln.Addr().String()
+	s.url = localServer(t, s.handle)
 	return s
 }
 
@@ -201,10 +194,8 @@ func TestClaudeCodeHookEndToEnd(t *testing.T) {
 		"PATH=" + os.Getenv("PATH"), "HOME=" + home, "USER=tester", "LANG=C.UTF-8", "SHELL=/bin/bash",
 		"ANTHROPIC_BASE_URL=" + model.url, "ANTHROPIC_API_KEY=sk-test-not-a-key",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1",
-		// rein's own: the test binary is rein, with the test's state.
-		"REIN_TEST_MAIN=1", "CI=true", "REIN_DB=" + db, "XDG_STATE_HOME=" + state,
-		"XDG_CONFIG_HOME=" + t.TempDir(), "REIN_CACHE_DIR=" + t.TempDir(),
 	}
+	cmd.Env = append(cmd.Env, agentReinEnv(t, state)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -233,4 +224,26 @@ func TestClaudeCodeHookEndToEnd(t *testing.T) {
 			t.Errorf("the audit lacks %s:\n%s", want, out)
 		}
 	}
+}
+
+// localServer serves h on 127.0.0.1 until the test ends and returns its
+// address (http://127.0.0.1:PORT): the scripted model servers the real
+// agent CLIs talk to.
+func localServer(t *testing.T, h http.HandlerFunc) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return "http://" + ln.Addr().String()
+}
+
+// agentReinEnv is the environment an agent CLI passes to the rein it runs
+// as its hook: this test binary as rein, with the test's own state.
+func agentReinEnv(t *testing.T, state string) []string {
+	return []string{"REIN_TEST_MAIN=1", "CI=true", "REIN_DB=" + filepath.Join(state, "rein.db"), "XDG_STATE_HOME=" + state,
+		"XDG_CONFIG_HOME=" + t.TempDir(), "REIN_CACHE_DIR=" + t.TempDir()}
 }

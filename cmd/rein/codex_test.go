@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -29,14 +28,7 @@ type scriptedResponses struct {
 
 func newScriptedResponses(t *testing.T, turns ...string) *scriptedResponses {
 	s := &scriptedResponses{turns: turns}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(s.handle)}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	s.url = "http://" + ln.Addr().String() + "/v1"
+	s.url = localServer(t, s.handle) + "/v1"
 	return s
 }
 
@@ -140,9 +132,8 @@ env_key = "SCRIPTED_KEY"
 	cmd.Env = []string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "USER=tester", "LANG=C.UTF-8",
 		"CODEX_HOME=" + codexHome, "SCRIPTED_KEY=not-a-key",
-		"REIN_TEST_MAIN=1", "CI=true", "REIN_DB=" + filepath.Join(state, "rein.db"), "XDG_STATE_HOME=" + state,
-		"XDG_CONFIG_HOME=" + t.TempDir(), "REIN_CACHE_DIR=" + t.TempDir(),
 	}
+	cmd.Env = append(cmd.Env, agentReinEnv(t, state)...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {

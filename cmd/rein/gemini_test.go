@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -30,14 +29,7 @@ type scriptedGemini struct {
 
 func newScriptedGemini(t *testing.T, turns ...string) *scriptedGemini {
 	s := &scriptedGemini{turns: turns}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(s.handle)}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	s.url = "http://" + ln.Addr().String()
+	s.url = localServer(t, s.handle)
 	return s
 }
 
@@ -136,9 +128,8 @@ func TestGeminiHookEndToEnd(t *testing.T) {
 	cmd.Env = []string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + home, "USER=tester", "LANG=C.UTF-8", "SHELL=/bin/bash",
 		"GEMINI_API_KEY=not-a-key", "GOOGLE_GEMINI_BASE_URL=" + model.url, "GEMINI_CLI_TRUST_WORKSPACE=true",
-		"REIN_TEST_MAIN=1", "CI=true", "REIN_DB=" + filepath.Join(state, "rein.db"), "XDG_STATE_HOME=" + state,
-		"XDG_CONFIG_HOME=" + t.TempDir(), "REIN_CACHE_DIR=" + t.TempDir(),
 	}
+	cmd.Env = append(cmd.Env, agentReinEnv(t, state)...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
