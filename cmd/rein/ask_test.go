@@ -15,7 +15,7 @@ import (
 
 // modelServer answers chat completion requests with the given SSE bodies in
 // order and keeps the requests.
-func modelServer(t *testing.T, bodies ...string) (*httptest.Server, *[]string) {
+func modelServer(t testing.TB, bodies ...string) (*httptest.Server, *[]string) {
 	var mu sync.Mutex
 	var got []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -90,3 +92,54 @@ func BenchmarkProcessBashTrue(b *testing.B) {
 
 // The floor of every rein process: start, package inits, parse flags, print.
 func BenchmarkProcessReinVersion(b *testing.B) { benchProcess(b, reinBinary(b), "version") }
+
+// roundTrips is the number of tool round trips in one benchmarked ask.
+const roundTrips = 50
+
+// The agent loop's cost per tool round trip, the command excluded: a
+// scripted model asks for list_directory fifty times, then answers; the
+// session is written to a real database as rein ask always does. Compare
+// with BenchmarkBareModelRequest, the same server answering a plain client.
+func BenchmarkAskRoundTrip(b *testing.B) {
+	bodies := make([]string, 0, roundTrips+1)
+	for range roundTrips {
+		bodies = append(bodies, sseCall("list_directory", `{"path":"."}`))
+	}
+	bodies = append(bodies, sseText("done"))
+	dir := b.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644)
+	b.Setenv("XDG_CONFIG_HOME", b.TempDir())
+	b.Setenv("REIN_CACHE_DIR", b.TempDir())
+	b.Setenv("REIN_DB", filepath.Join(b.TempDir(), "rein.db"))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		srv, _ := modelServer(b, bodies...)
+		b.StartTimer()
+		var out bytes.Buffer
+		code := run([]string{"--dir", dir, "ask", "--max-turns", "60", "-m", "openai-compatible:m", "--base-url", srv.URL, "list it"},
+			&env{stdin: strings.NewReader(""), stdout: &out, stderr: &out})
+		if code != exitOK {
+			b.Fatalf("exit %d: %s", code, out.String())
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*(roundTrips+1)), "ns/turn")
+}
+
+// A bare Go client's request to the same scripted server, with a body the
+// size of the loop's: the floor the loop is measured against.
+func BenchmarkBareModelRequest(b *testing.B) {
+	body := sseCall("list_directory", `{"path":"."}`)
+	srv, _ := modelServer(b, slices.Repeat([]string{body}, b.N+1)...)
+	req := strings.Repeat(`{"role":"tool","content":"a.txt"}`, 40)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		resp, err := http.Post(srv.URL, "application/json", strings.NewReader(req))
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/turn")
+}

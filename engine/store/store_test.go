@@ -235,7 +235,7 @@ func TestConcurrentProcesses(t *testing.T) {
 	}
 }
 
-// Events appended per second, each committed with synchronous=FULL.
+// Events appended per second, each committed (synchronous=NORMAL in WAL mode).
 func BenchmarkAppend(b *testing.B) {
 	s := open(b)
 	ctx := context.Background()
