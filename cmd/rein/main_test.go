@@ -28,7 +28,11 @@ func TestMain(m *testing.M) {
 	// The tests' recipes are approved as a CI pipeline's are; trust_test.go
 	// unsets CI to test the approval itself.
 	os.Setenv("CI", "true")
-	os.Exit(m.Run())
+	code := m.Run()
+	if binary != "" {
+		os.RemoveAll(filepath.Dir(binary)) // reinBinary's build
+	}
+	os.Exit(code)
 }
 
 // testOwnedState are the state folders tests made for themselves

@@ -93,9 +93,6 @@ func New(p *policy.Policy, opts Options) *Runner {
 	return run
 }
 
-// Env is the environment commands run with.
-func (r *Runner) Env() []string { return append([]string(nil), r.env...) }
-
 // RunOptions are per-run choices.
 type RunOptions struct {
 	// Dir is the working folder, inside the workspace (default: the workspace).

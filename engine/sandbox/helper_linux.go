@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime/debug"
-	"strings"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -105,13 +103,17 @@ func fail(msg string) {
 }
 
 func restrict(c Config) error {
-	var roots []string
-	if len(c.Read) > 0 {
-		// Reads confined: what the recipe lets commands read, and what
-		// they write.
-		roots = append(append(append(roots, c.Read...), c.Workspace, c.TempDir), c.Write...)
+	g, extra := c.Grants, []string(nil)
+	if g == nil {
+		// Not prepared by rein (a configuration too large for one
+		// argument): worked out here.
+		g = readGrants(c.readRoots(c.Read), c.Hide)
 	}
-	rules := append(readRules(roots, c.Hide),
+	if len(c.Read) > 0 && c.TempDir != "" {
+		// Reads confined: the command's own temp folder is readable too.
+		extra = append(extra, c.TempDir)
+	}
+	rules := append(readRules(g, extra...),
 		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full").IgnoreIfMissing(),
 	)
 	if c.Mode == "workspace-write" {
@@ -176,88 +178,19 @@ func applyRlimits(l Limits) error {
 	return set(6 /* RLIMIT_NPROC */, uint64(l.Processes))
 }
 
-// readRules grants reading roots (everywhere, when there are none) except
-// the hidden paths. Landlock only grants, so every sibling along the way
-// down from a root to a hidden path is granted instead of its parent.
-func readRules(roots, hide []string) []landlock.Rule {
-	if len(roots) == 0 {
-		roots = []string{"/"}
-	}
-	var dirs, files, anc []string
-	for _, root := range roots {
-		d, f, a := readRoot(root, hide)
-		dirs, files, anc = append(dirs, d...), append(files, f...), append(anc, a...)
-	}
+// readRules grants reading as g says, and the folders in extra whole.
+func readRules(g *ReadGrants, extra ...string) []landlock.Rule {
 	rules := []landlock.Rule{}
-	if len(dirs) > 0 {
+	ownDirs, ownFiles := g.own()
+	if dirs := append(append(append([]string(nil), g.Dirs...), extra...), ownDirs...); len(dirs) > 0 {
 		rules = append(rules, landlock.RODirs(dirs...).IgnoreIfMissing())
 	}
-	if len(files) > 0 {
+	if files := append(append([]string(nil), g.Files...), ownFiles...); len(files) > 0 {
 		rules = append(rules, landlock.ROFiles(files...).IgnoreIfMissing())
 	}
-	if len(anc) == 0 {
-		return rules
+	if len(g.List) > 0 {
+		// Listing the folders on the way down stays possible.
+		rules = append(rules, landlock.PathAccess(landlock.AccessFSSet(llsys.AccessFSReadDir), g.List...).IgnoreIfMissing())
 	}
-	// Listing the folders on the way down stays possible.
-	return append(rules, landlock.PathAccess(landlock.AccessFSSet(llsys.AccessFSReadDir), anc...).IgnoreIfMissing())
-}
-
-// readRoot is what granting root takes: the root itself, or, where hidden
-// paths lie in it, the siblings along the way down to each, and the
-// folders on the way (listable only).
-func readRoot(root string, hide []string) (dirs, files, ancestors []string) {
-	st, err := os.Stat(root)
-	if err != nil {
-		return nil, nil, nil
-	}
-	if !st.IsDir() {
-		return nil, []string{root}, nil
-	}
-	hidden := map[string]bool{}
-	anc := map[string]bool{}
-	for _, h := range hide {
-		if h == root || !insideDir(h, root) {
-			continue
-		}
-		hidden[h] = true
-		for d := filepath.Dir(h); ; d = filepath.Dir(d) {
-			anc[d] = true
-			if d == root || d == "/" {
-				break
-			}
-		}
-	}
-	if len(hidden) == 0 {
-		return []string{root}, nil, nil
-	}
-	for dir := range anc {
-		ancestors = append(ancestors, dir)
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			continue
-		}
-		for _, e := range entries {
-			p := filepath.Join(dir, e.Name())
-			if hidden[p] || anc[p] {
-				continue
-			}
-			st, err := os.Stat(p) // follows links: /bin -> usr/bin
-			switch {
-			case err != nil:
-			case st.IsDir():
-				dirs = append(dirs, p)
-			case st.Mode()&(os.ModeNamedPipe|os.ModeSocket) != 0:
-				// /dev/stderr leads to this helper's own pipe, which
-				// Landlock cannot take a rule for.
-			default:
-				files = append(files, p)
-			}
-		}
-	}
-	return dirs, files, ancestors
-}
-
-// insideDir reports whether p lies in dir ("/" holds everything).
-func insideDir(p, dir string) bool {
-	return dir == "/" || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
+	return rules
 }

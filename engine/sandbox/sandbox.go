@@ -20,8 +20,9 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
-	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/engine/recipe"
 )
 
@@ -63,11 +64,90 @@ type Config struct {
 	// sandbox (mode off, or none to be had): what the program leaves is
 	// killed when it ends, and all of it when rein dies.
 	Supervise bool `json:"supervise,omitempty"`
+	// Grants are the helper's read rules, worked out once by rein (see
+	// Prepare) rather than again by every helper it starts.
+	Grants *ReadGrants `json:"grants,omitempty"`
 	// Parent is the rein that starts a supervising helper. The kernel's
 	// word that rein died can reach the helper before it listens, and is
 	// then lost: once listening, a helper whose parent is no longer this
 	// one starts nothing.
 	Parent int `json:"parent,omitempty"`
+
+	// facts holds what Prepare works out from the recipe; copies of a
+	// Config share it.
+	facts *facts
+}
+
+// ReadGrants are what reading is granted as: whole folders and files, and
+// the folders on the way down to hidden paths, which may only be listed
+// (Landlock only grants, so a hidden path's siblings are granted instead
+// of its parent).
+type ReadGrants struct {
+	Dirs  []string `json:"dirs,omitempty"`
+	Files []string `json:"files,omitempty"`
+	List  []string `json:"list,omitempty"`
+	// Own lead somewhere else in each process (/dev/stderr to its own
+	// standard error): the helper sorts them out.
+	Own []string `json:"own,omitempty"`
+}
+
+// facts are the parts of a Config that take reading the filesystem: the
+// hidden paths, the confined reads, the services' sockets and the read
+// grants. They are worked out when the first program starts, not when
+// the Config is made (a command of builtins starts none), and again when
+// older than factsTTL, so that a long-lived rein (rein mcp) hides a
+// secret folder made after it started.
+type facts struct {
+	mu       sync.Mutex
+	at       time.Time
+	deny     []string // the recipe's paths.deny
+	sockets  []string // sandbox.sockets: services a command may reach
+	scope    bool     // paths.scope 'workspace'
+	hide     []string
+	read     []string
+	services []string
+	grants   *ReadGrants
+}
+
+// factsTTL is how long worked-out facts are used before they are worked
+// out again.
+const factsTTL = 10 * time.Second
+
+// Prepare fills in the paths the helper needs (Hide, Read, HideServices,
+// Grants), working them out at most once per factsTTL for a Config and
+// its copies. Command calls it.
+func (c *Config) Prepare() {
+	if c == nil || c.facts == nil {
+		return
+	}
+	f := c.facts
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.at.IsZero() || time.Since(f.at) > factsTTL {
+		f.hide = hidden(f.deny, c.Workspace)
+		f.read = nil
+		if f.scope {
+			f.read = confinedReads()
+		}
+		f.services = serviceSockets(f.sockets)
+		f.grants = readGrants(c.readRoots(f.read), f.hide)
+		f.at = time.Now()
+	}
+	c.Hide, c.Read, c.Grants = f.hide, f.read, f.grants
+	c.HideServices = nil
+	if c.Isolate {
+		c.HideServices = f.services
+	}
+}
+
+// readRoots are the places reading is granted from: everywhere, or with
+// confined reads, those and the places commands write (the temp folder,
+// which changes for each program, the helper adds).
+func (c *Config) readRoots(read []string) []string {
+	if len(read) == 0 {
+		return nil
+	}
+	return append(append(append([]string(nil), read...), c.Workspace), c.Write...)
 }
 
 // Limits are resource limits for the executed program (0 = none).
@@ -142,13 +222,7 @@ func FromRecipeWith(r *recipe.Recipe, st Status) (*Config, string, error) {
 			c.Write = append(c.Write, p)
 		}
 	}
-	c.Hide = hidden(r.Paths.Deny, r.Workspace)
-	if r.Paths.Scope == "workspace" {
-		c.Read = confinedReads()
-	}
-	if c.Isolate {
-		c.HideServices = serviceSockets(r.Sandbox.Sockets)
-	}
+	c.facts = &facts{deny: r.Paths.Deny, sockets: r.Sandbox.Sockets, scope: r.Paths.Scope == "workspace"}
 	return c.keepOwnFoldersOut()
 }
 
@@ -183,13 +257,13 @@ func (c *Config) Writable(p string) bool {
 	if c.Mode != "workspace-write" {
 		return false
 	}
-	return policy.Inside(p, c.Workspace) || slices.ContainsFunc(c.Write, func(w string) bool { return policy.Inside(p, w) })
+	return within(p, c.Workspace) || slices.ContainsFunc(c.Write, func(w string) bool { return within(p, w) })
 }
 
 // holding returns the first of folders that lies in dir (or is it).
 func holding(dir string, folders []string) string {
 	for _, f := range folders {
-		if policy.Inside(f, dir) {
+		if within(f, dir) {
 			return f
 		}
 	}
@@ -247,23 +321,39 @@ func (c Config) WithoutNamespaces(st Status) (Config, error) {
 // Command returns the helper invocation that runs argv (program at path)
 // under c.
 func (c *Config) Command(self, path string, argv []string) (string, []string, error) {
+	cc := *c
+	c = &cc
+	c.Prepare()
 	if c.Supervised() {
-		cc := *c
-		cc.Parent = os.Getpid()
-		c = &cc
+		c.Parent = os.Getpid()
 	}
 	b, err := json.Marshal(c)
 	if err != nil {
 		return "", nil, err
 	}
+	if len(b) > maxConfigArg {
+		// One argument may hold 128 KiB at most (MAX_ARG_STRLEN): past
+		// that, the helper works the grants out itself.
+		c.Grants = nil
+		if b, err = json.Marshal(c); err != nil {
+			return "", nil, err
+		}
+	}
 	return self, append([]string{"rein-sandbox", HelperArg, string(b), path}, argv...), nil
 }
+
+// maxConfigArg is the size of the helper's configuration past which it
+// goes without the prepared grants.
+const maxConfigArg = 96 << 10
 
 // Describe says in one line what is enforced.
 func (c *Config) Describe() string {
 	if c == nil {
 		return "no sandbox"
 	}
+	cc := *c
+	c = &cc
+	c.Prepare()
 	parts := []string{}
 	switch c.Mode {
 	case "workspace-write":
@@ -304,6 +394,7 @@ func plural(n int, s string) string {
 // "/etc/shadow"), which exist and lie outside the workspace.
 func hidden(globs []string, workspace string) []string {
 	var out []string
+	folders := folderNames{}
 	for _, g := range globs {
 		if !strings.HasPrefix(g, "~/") && !strings.HasPrefix(g, "/") {
 			continue // relative and **/ globs match anywhere: analysis handles those
@@ -322,7 +413,7 @@ func hidden(globs []string, workspace string) []string {
 				continue // /proc/**/environ: left to the checks of each path
 			}
 			// ~/.*_history: the files that match now are hidden.
-			paths, _ = filepath.Glob(p)
+			paths = folders.glob(p)
 		}
 		for _, p := range paths {
 			// A secret folder that is a link (~/.kube -> ~/dotfiles/kube)
@@ -333,13 +424,43 @@ func hidden(globs []string, workspace string) []string {
 				targets = append(targets, real)
 			}
 			for _, p := range targets {
-				if policy.Inside(p, workspace) || policy.Inside(workspace, p) {
+				if within(p, workspace) || within(workspace, p) {
 					continue
 				}
 				if _, err := os.Lstat(p); err == nil && !slices.Contains(out, p) {
 					out = append(out, p)
 				}
 			}
+		}
+	}
+	return out
+}
+
+// folderNames holds the names in folders read so far, so that globbing
+// several patterns in one folder (a dozen in /dev) reads it once.
+type folderNames map[string][]string
+
+// glob is filepath.Glob, reading a folder once for all its patterns.
+func (f folderNames) glob(pattern string) []string {
+	dir, base := filepath.Split(pattern)
+	dir = filepath.Clean(dir)
+	if strings.ContainsAny(dir, "*?[") {
+		m, _ := filepath.Glob(pattern)
+		return m
+	}
+	names, ok := f[dir]
+	if !ok {
+		if d, err := os.Open(dir); err == nil {
+			names, _ = d.Readdirnames(-1)
+			d.Close()
+			slices.Sort(names)
+		}
+		f[dir] = names
+	}
+	var out []string
+	for _, n := range names {
+		if ok, _ := filepath.Match(base, n); ok {
+			out = append(out, filepath.Join(dir, n))
 		}
 	}
 	return out
@@ -360,7 +481,7 @@ func confinedReads() []string {
 	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
 		// Not a PATH entry that holds the home folder (/, /home, ~
 		// itself): that would grant everything.
-		if filepath.IsAbs(d) && !slices.Contains(out, d) && (home == "" || !policy.Inside(home, d)) {
+		if filepath.IsAbs(d) && !slices.Contains(out, d) && (home == "" || !within(home, d)) {
 			out = append(out, d)
 		}
 	}

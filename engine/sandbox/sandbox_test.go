@@ -1,11 +1,13 @@
 package sandbox
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reinsh/rein/engine/recipe"
 )
@@ -99,5 +101,67 @@ func TestServiceSockets(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", filepath.Join(runtimeDir, "missing"))
 	if got := serviceSockets(nil); slices.Contains(got, filepath.Join(runtimeDir, "missing")) {
 		t.Errorf("a missing folder is listed: %q", got)
+	}
+}
+
+// The paths a helper needs are worked out once, when the first program
+// starts, and again once they are older than factsTTL: a secret folder
+// made meanwhile is hidden from the programs a long-lived rein starts
+// after that.
+func TestPreparedFactsAreRenewed(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	r := &recipe.Recipe{Workspace: t.TempDir(), Sandbox: recipe.Sandbox{Mode: "read-only"}, Paths: recipe.Paths{Deny: []string{"~/.aws/**"}}}
+	c, _, err := FromRecipeWith(r, Status{OS: "linux", Filesystem: true, LandlockABI: 4, Network: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Hide != nil || c.Grants != nil {
+		t.Fatalf("worked out before a program starts: %v %v", c.Hide, c.Grants)
+	}
+	first := true
+	cmdHides := func() []string {
+		_, argv, err := c.Command("/rein", "/bin/true", []string{"true"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got Config
+		if err := json.Unmarshal([]byte(argv[2]), &got); err != nil {
+			t.Fatal(err)
+		}
+		// (Later, with ~/.aws to hide, the grants list every name in
+		// /tmp, which may be too many for one argument.)
+		if first && got.Grants == nil {
+			t.Fatalf("the helper gets no prepared grants: %s", argv[2])
+		}
+		first = false
+		return got.Hide
+	}
+	if h := cmdHides(); len(h) != 0 {
+		t.Fatalf("hidden before ~/.aws exists: %q", h)
+	}
+	os.Mkdir(filepath.Join(home, ".aws"), 0o700)
+	if h := cmdHides(); len(h) != 0 {
+		t.Fatalf("worked out again within factsTTL: %q", h)
+	}
+	c.facts.at = c.facts.at.Add(-factsTTL - time.Second)
+	if h := cmdHides(); !slices.Contains(h, filepath.Join(home, ".aws")) {
+		t.Errorf("~/.aws made after the first program is not hidden once the facts are renewed: %q", h)
+	}
+}
+
+// /dev/stdin, /dev/stderr and /dev/fd lead somewhere else in each process:
+// rein leaves them for the helper to look at itself, since a rule for what
+// rein's own standard error is would not fit the helper's (a pipe).
+func TestGrantsLeaveProcessLinksToTheHelper(t *testing.T) {
+	if _, err := os.Readlink("/dev/stderr"); err != nil {
+		t.Skip("no /dev/stderr link here")
+	}
+	g := readGrants([]string{"/dev"}, []string{"/dev/tty"})
+	if !slices.Contains(g.Own, "/dev/stderr") || slices.Contains(g.Files, "/dev/stderr") || slices.Contains(g.Dirs, "/dev/stderr") {
+		t.Errorf("/dev/stderr granted by rein: own %q", g.Own)
+	}
+	if slices.Contains(g.Files, "/dev/tty") || !slices.Contains(g.Files, "/dev/null") {
+		t.Errorf("files %q: want /dev/null, not /dev/tty", g.Files)
 	}
 }

@@ -5,8 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-
-	"github.com/reinsh/rein/engine/policy"
+	"strings"
 )
 
 // Local services. Landlock (before ABI 9) does not stop a program from
@@ -46,8 +45,7 @@ func serviceSockets(allowed []string) []string {
 	if sock := os.Getenv("SSH_AUTH_SOCK"); sock != "" {
 		candidates = append(candidates, filepath.Dir(sock))
 	}
-	agents, _ := filepath.Glob("/tmp/ssh-*") // other sessions' ssh-agents
-	candidates = append(candidates, agents...)
+	candidates = append(candidates, sshAgentFolders()...)
 	var allow []string
 	for _, a := range allowed {
 		if p := expandPath(a); p != "" {
@@ -59,7 +57,7 @@ func serviceSockets(allowed []string) []string {
 		if c == "" || !filepath.IsAbs(c) || slices.Contains(out, c) {
 			continue
 		}
-		if slices.ContainsFunc(allow, func(a string) bool { return policy.Inside(c, a) || policy.Inside(a, c) }) {
+		if slices.ContainsFunc(allow, func(a string) bool { return within(c, a) || within(a, c) }) {
 			continue
 		}
 		if _, err := os.Stat(c); err == nil {
@@ -67,4 +65,26 @@ func serviceSockets(allowed []string) []string {
 		}
 	}
 	return out
+}
+
+// sshAgentFolders are other sessions' ssh-agent folders, /tmp/ssh-*: a
+// prefix test, as /tmp may hold thousands of names.
+func sshAgentFolders() []string {
+	d, err := os.Open("/tmp")
+	if err != nil {
+		return nil
+	}
+	defer d.Close()
+	var out []string
+	for {
+		names, err := d.Readdirnames(1024)
+		for _, n := range names {
+			if strings.HasPrefix(n, "ssh-") {
+				out = append(out, "/tmp/"+n)
+			}
+		}
+		if err != nil {
+			return out
+		}
+	}
 }

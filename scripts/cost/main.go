@@ -1,0 +1,338 @@
+// Command cost measures what a user waits for around each command rein
+// vets or runs, as whole processes against baselines started in the same
+// run, and prints each figure as a ratio of medians with its target.
+//
+//	go run ./scripts/cost            # every figure, 40 interleaved rounds
+//	go run ./scripts/cost -n 100 -json
+//
+// The baselines: bash, a Go hello-world built here, Codex CLI's own
+// sandbox and exec policy (the npm package in testdata/agents, or codex on
+// PATH; those figures are skipped without it), and a bare mvdan.cc/sh
+// parse of the same lines (this program, run as "cost parse"). The agent
+// loop's figure comes from go test -bench (BenchmarkAskRoundTrip).
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/reinsh/rein/engine/store"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// figure is one line of the report: a command against its baseline.
+type figure struct {
+	Name     string   `json:"name"`
+	Command  []string `json:"command"`
+	Baseline []string `json:"baseline"`
+	Target   float64  `json:"target"` // the ratio to stay at or under
+	// Input is fed to both commands' standard input (a file's path).
+	Input string `json:"-"`
+	// Env is added to the command's environment (not the baseline's).
+	Env []string `json:"-"`
+
+	Median     float64 `json:"median_ms"`
+	BaseMedian float64 `json:"baseline_median_ms"`
+	Ratio      float64 `json:"ratio,omitempty"`
+	// Absolute figures hold Median to Target milliseconds, not a ratio.
+	Absolute bool   `json:"absolute,omitempty"`
+	Met      bool   `json:"met"`
+	Skipped  string `json:"skipped,omitempty"`
+}
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == "parse" {
+		os.Exit(bareParse(os.Stdin))
+	}
+	rounds := flag.Int("n", 40, "interleaved rounds per figure")
+	asJSON := flag.Bool("json", false, "print the figures as JSON")
+	bench := flag.Bool("bench", true, "also run the agent loop's go test benchmark")
+	flag.Parse()
+	if err := measure(*rounds, *asJSON, *bench); err != nil {
+		fmt.Fprintln(os.Stderr, "cost:", err)
+		os.Exit(1)
+	}
+}
+
+func measure(rounds int, asJSON, bench bool) error {
+	root, err := repoRoot()
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "rein-cost")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	rein := filepath.Join(tmp, "rein")
+	hello := filepath.Join(tmp, "hello")
+	if err := build(root, rein, "./cmd/rein"); err != nil {
+		return err
+	}
+	os.WriteFile(filepath.Join(tmp, "hello.go"), []byte("package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello\") }\n"), 0o644)
+	if err := build(tmp, hello, "hello.go"); err != nil {
+		return err
+	}
+	self, _ := os.Executable()
+
+	// rein's state goes to the throwaway folder: a fresh database, cache
+	// and configuration, so the figures do not depend on the user's.
+	db := filepath.Join(tmp, "rein.db")
+	os.Setenv("REIN_DB", db)
+	os.Setenv("REIN_CACHE_DIR", filepath.Join(tmp, "cache"))
+	os.Setenv("XDG_CONFIG_HOME", filepath.Join(tmp, "config"))
+	if err := auditRecords(filepath.Join(tmp, "audit.db"), 10000); err != nil {
+		return err
+	}
+	corpus := filepath.Join(root, "..", "shared", "corpus", "nl2bash.cm")
+	codex := findCodex(root)
+	rules := filepath.Join(tmp, "codex.rules")
+	os.WriteFile(rules, []byte(`prefix_rule(pattern=["git", "status"], decision="allow")`+"\n"), 0o644)
+
+	figs := []*figure{
+		{Name: "rein exec /usr/bin/true vs codex sandbox true", Target: 0.35,
+			Command: []string{rein, "exec", "--preset", "readonly", "/usr/bin/true"}, Baseline: []string{codex, "sandbox", "true"}},
+		{Name: "rein exec /usr/bin/true vs bash -c /usr/bin/true", Target: 5,
+			Command: []string{rein, "exec", "--preset", "readonly", "/usr/bin/true"}, Baseline: []string{"bash", "-c", "/usr/bin/true"}},
+		{Name: "rein check 'git status' vs codex execpolicy check", Target: 0.35,
+			Command: []string{rein, "check", "--preset", "readonly", "git status"}, Baseline: []string{codex, "execpolicy", "check", "--rules", rules, "git", "status"}},
+		{Name: "rein check 'git status' vs a Go hello-world", Target: 2.5,
+			Command: []string{rein, "check", "--preset", "readonly", "git status"}, Baseline: []string{hello}},
+		{Name: "rein audit over 10,000 records vs rein version", Target: 6,
+			Env: []string{"REIN_DB=" + filepath.Join(tmp, "audit.db")}, Command: []string{rein, "audit"}, Baseline: []string{rein, "version"}},
+		{Name: "bulk rein check --json over nl2bash vs a bare parse", Target: 2, Input: corpus,
+			Command: []string{rein, "check", "--preset", "readonly", "--json"}, Baseline: []string{self, "parse"}},
+	}
+	for _, f := range figs {
+		switch {
+		case f.Baseline[0] == "":
+			f.Skipped = "Codex CLI not installed (npm ci in testdata/agents)"
+		case f.Input != "" && !exists(f.Input):
+			f.Skipped = "no corpus at " + f.Input
+		}
+	}
+	for r := 0; r < rounds+1; r++ {
+		for _, f := range figs {
+			if f.Skipped != "" {
+				continue
+			}
+			a, err := timed(root, f.Command, f.Input, f.Env)
+			if err != nil {
+				return err
+			}
+			b, err := timed(root, f.Baseline, f.Input, nil)
+			if err != nil {
+				return err
+			}
+			if r > 0 { // the first round warms caches
+				f.samples(a, b)
+			}
+		}
+	}
+	var loop *figure
+	if bench {
+		loop, err = loopFigure(root)
+		if err != nil {
+			return err
+		}
+	}
+	for _, f := range figs {
+		f.finish()
+	}
+	if loop != nil {
+		figs = append(figs, loop)
+	}
+	if asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"go": runtime.Version(), "cpus": runtime.NumCPU(), "rounds": rounds, "figures": figs})
+	}
+	fmt.Printf("%d interleaved rounds, medians; %s, %d CPUs\n\n", rounds, runtime.Version(), runtime.NumCPU())
+	fmt.Printf("%-56s %9s %9s %7s %7s\n", "figure", "rein ms", "base ms", "ratio", "target")
+	for _, f := range figs {
+		if f.Skipped != "" {
+			fmt.Printf("%-56s skipped: %s\n", f.Name, f.Skipped)
+			continue
+		}
+		mark := "met"
+		if !f.Met {
+			mark = "NOT met"
+		}
+		if f.Absolute {
+			fmt.Printf("%-56s %9.2f %9.3f %6.2f× %5.1fms %s\n", f.Name, f.Median, f.BaseMedian, f.Ratio, f.Target, mark)
+			continue
+		}
+		fmt.Printf("%-56s %9.2f %9.3f %6.2f× %6.2f× %s\n", f.Name, f.Median, f.BaseMedian, f.Ratio, f.Target, mark)
+	}
+	return nil
+}
+
+// collected holds a figure's samples until finish.
+var collected = map[*figure]*[2][]float64{}
+
+func (f *figure) samples(a, b time.Duration) {
+	s := collected[f]
+	if s == nil {
+		s = &[2][]float64{}
+		collected[f] = s
+	}
+	s[0] = append(s[0], float64(a.Microseconds())/1000)
+	s[1] = append(s[1], float64(b.Microseconds())/1000)
+}
+
+func (f *figure) finish() {
+	s := collected[f]
+	if f.Skipped != "" || s == nil {
+		return
+	}
+	f.Median, f.BaseMedian = median(s[0]), median(s[1])
+	f.Ratio = f.Median / f.BaseMedian
+	f.Met = f.Ratio <= f.Target
+}
+
+func median(v []float64) float64 {
+	slices.Sort(v)
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}
+
+// timed runs argv in dir and returns how long it took; a failure is an
+// error with its output.
+func timed(dir string, argv []string, input string, env []string) (time.Duration, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	if input != "" {
+		f, err := os.Open(input)
+		if err != nil {
+			return 0, err
+		}
+		defer f.Close()
+		cmd.Stdin = f
+	}
+	var errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = io.Discard, &errOut
+	start := time.Now()
+	err := cmd.Run()
+	took := time.Since(start)
+	if err != nil && !isExit(err) {
+		return 0, fmt.Errorf("%s: %v\n%s", strings.Join(argv, " "), err, errOut.String())
+	}
+	return took, nil
+}
+
+// isExit reports a program that ran and exited non-zero: rein check of a
+// corpus line it refuses is still a measured run.
+func isExit(err error) bool {
+	_, ok := err.(*exec.ExitError)
+	return ok
+}
+
+// loopFigure runs the agent loop's benchmark against a bare client's
+// request to the same scripted server.
+func loopFigure(root string) (*figure, error) {
+	cmd := exec.Command("go", "test", "-run", "^$", "-bench", "^(BenchmarkAskRoundTrip|BenchmarkBareModelRequest)$", "-benchtime", "10x", "-count", "5", "./cmd/rein")
+	cmd.Dir = root
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("go test -bench: %v\n%s", err, out)
+	}
+	turn := regexp.MustCompile(`^(Benchmark\w+)-\d+\s+\d+\s+[\d.]+ ns/op\s+([\d.]+) ns/turn`)
+	got := map[string][]float64{}
+	for _, line := range strings.Split(string(out), "\n") {
+		if m := turn.FindStringSubmatch(line); m != nil {
+			ns, _ := strconv.ParseFloat(m[2], 64)
+			got[m[1]] = append(got[m[1]], ns/1e6)
+		}
+	}
+	loop, bare := got["BenchmarkAskRoundTrip"], got["BenchmarkBareModelRequest"]
+	if len(loop) == 0 || len(bare) == 0 {
+		return nil, fmt.Errorf("go test -bench printed no ns/turn:\n%s", out)
+	}
+	f := &figure{Name: "agent loop per tool round trip (target in ms)", Target: 1.5, Absolute: true,
+		Command: []string{"BenchmarkAskRoundTrip"}, Baseline: []string{"BenchmarkBareModelRequest"}}
+	f.Median, f.BaseMedian = median(loop), median(bare)
+	f.Ratio = f.Median / f.BaseMedian
+	f.Met = f.Median <= f.Target
+	return f, nil
+}
+
+// auditRecords fills a database with n audit records, in one process.
+func auditRecords(path string, n int) error {
+	st, err := store.Open(path)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ctx := context.Background()
+	code := 0
+	for i := range n {
+		c := store.Command{Source: "exec", Workspace: "/work/repo", Command: fmt.Sprintf("git log --oneline -n %d", i),
+			Verdict: "allow", Rule: "commands: git log", ExitCode: &code, DurationMS: 3}
+		if err := st.Record(ctx, nil, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// bareParse parses each line with mvdan.cc/sh and writes one short JSON
+// line per command: the floor of bulk checking.
+func bareParse(in io.Reader) int {
+	p := syntax.NewParser(syntax.Variant(syntax.LangBash))
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	w := bufio.NewWriter(os.Stdout)
+	defer w.Flush()
+	for sc.Scan() {
+		_, err := p.Parse(strings.NewReader(sc.Text()), "")
+		fmt.Fprintf(w, "{\"ok\":%t}\n", err == nil)
+	}
+	return 0
+}
+
+func build(dir, out, pkg string) error {
+	cmd := exec.Command("go", "build", "-o", out, pkg)
+	cmd.Dir = dir
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
+	}
+	return nil
+}
+
+// findCodex returns Codex CLI's native binary from the pinned npm package
+// (its node wrapper would add Node's start to the baseline), else codex on
+// PATH, else "".
+func findCodex(root string) string {
+	matches, _ := filepath.Glob(filepath.Join(root, "testdata", "agents", "node_modules", "@openai", "codex-*", "vendor", "*", "bin", "codex"))
+	if len(matches) > 0 {
+		return matches[0]
+	}
+	p, _ := exec.LookPath("codex")
+	return p
+}
+
+func repoRoot() (string, error) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
+	if err != nil {
+		return "", fmt.Errorf("run it from rein's repository: %v", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+func exists(p string) bool { _, err := os.Stat(p); return err == nil }
