@@ -158,6 +158,9 @@ var migrations = []string{
 	// A command an agent's hook asked about (rein hook) carries the
 	// agent's id for the tool call.
 	`ALTER TABLE commands ADD COLUMN tool_use_id TEXT NOT NULL DEFAULT '';`,
+	// rein sessions counts each session's questions and events: from this
+	// index alone, without reading the events.
+	`CREATE INDEX events_kind ON events (session_id, kind);`,
 }
 
 func (s *Store) migrate() error {

@@ -376,3 +376,32 @@ func TestStartedCommands(t *testing.T) {
 		t.Errorf("after: %s, want %s", got, want)
 	}
 }
+
+// Listing sessions (rein sessions) over 40 sessions of 500 events each:
+// the counts of questions come from an index, not from reading each event.
+func BenchmarkSessions(b *testing.B) {
+	s := open(b)
+	ctx := context.Background()
+	q, a := message.Text(message.User, "why?"), message.Text(message.Assistant, strings.Repeat("because ", 40))
+	for i := range 40 {
+		sess, _ := s.Session(ctx, fmt.Sprintf("s%d", i), "/w", "m", true)
+		tx, _ := s.db.Begin()
+		for k := range 500 {
+			m := a
+			if k%10 == 0 {
+				m = q
+			}
+			tx.Exec(`INSERT INTO events (session_id, seq, kind, content, created_at) VALUES (?, ?, ?, ?, ?)`, sess.ID, k+1, m.Kind, m.Content, now())
+		}
+		if err := tx.Commit(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		list, err := s.Sessions(ctx)
+		if err != nil || len(list) != 40 || list[0].Turns != 50 {
+			b.Fatalf("%v: %d sessions, %+v", err, len(list), list)
+		}
+	}
+}

@@ -306,9 +306,11 @@ func bareParse(in io.Reader) int {
 	return 0
 }
 
+// build builds as the justfile does (CGO_ENABLED=0: a static binary).
 func build(dir, out, pkg string) error {
 	cmd := exec.Command("go", "build", "-o", out, pkg)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
 	}
