@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func write(t testing.TB, path, text string) string {
@@ -53,7 +54,7 @@ rein.presets.readonly + shared + { allow+: ['repo-tool *'], limits: { timeout: '
 	if got := strings.Join(r.Allow, ","); got != "user-tool *,repo-tool *,extra-tool" {
 		t.Errorf("allow = %s (arrays concatenate, lowest precedence first)", got)
 	}
-	if r.Default != "deny" || r.Limits.Timeout != "10s" || r.Provider.Model != "openai:gpt-4.1" {
+	if r.Default != "deny" || r.Limits.Timeout != Duration(10*time.Second) || r.Provider.Model != "openai:gpt-4.1" {
 		t.Errorf("scalars: default=%s timeout=%s model=%s", r.Default, r.Limits.Timeout, r.Provider.Model)
 	}
 	if len(r.Deny) != 1 || r.Deny[0] != "shared-deny *" {
@@ -118,7 +119,7 @@ func TestDefaults(t *testing.T) {
 	if r.Default != "deny" || r.Shell.RedirectWrite != "deny" || r.Shell.Background != "deny" || r.Shell.UnknownProgram != "deny" {
 		t.Errorf("defaults: %+v %+v", r.Default, r.Shell)
 	}
-	if r.Limits.Timeout != "30s" || r.Limits.MaxToolTurns != 50 || r.Limits.MaxOutputBytes != 1<<20 {
+	if r.Limits.Timeout != Duration(30*time.Second) || r.Limits.MaxToolTurns != 50 || r.Limits.MaxOutputBytes != 1<<20 {
 		t.Errorf("limits: %+v", r.Limits)
 	}
 	for _, want := range []string{"private/**", "~/.ssh/**", "**/.env"} {

@@ -171,12 +171,17 @@ func (r *Recipe) normalize() error {
 	r.Env.Deny = dedupe(append(r.Env.Deny, SecretEnv...))
 
 	// execute_command's own defaults, unless the recipe set the limits.
-	fill(&r.Limits.ExecuteTimeout, r.Limits.Timeout)
-	fill(&r.Limits.ExecuteMaxTimeout, r.Limits.MaxTimeout)
-	fill(&r.Limits.ExecuteTimeout, "60s")
-	fill(&r.Limits.ExecuteMaxTimeout, "120s")
-	fill(&r.Limits.Timeout, "30s")
-	fill(&r.Limits.MaxTimeout, "10m")
+	fillDuration := func(dst *Duration, defs ...time.Duration) {
+		for _, def := range defs {
+			if *dst == 0 {
+				*dst = Duration(def)
+			}
+		}
+	}
+	fillDuration(&r.Limits.ExecuteTimeout, r.Limits.Timeout.D(), 60*time.Second)
+	fillDuration(&r.Limits.ExecuteMaxTimeout, r.Limits.MaxTimeout.D(), 120*time.Second)
+	fillDuration(&r.Limits.Timeout, 30*time.Second)
+	fillDuration(&r.Limits.MaxTimeout, 10*time.Minute)
 	if r.Limits.MaxToolTurns == 0 {
 		r.Limits.MaxToolTurns = 50
 	}
@@ -189,26 +194,14 @@ func (r *Recipe) normalize() error {
 	if r.Limits.MaxFileBytes == 0 {
 		r.Limits.MaxFileBytes = 1 << 20
 	}
-	timeout, err := time.ParseDuration(r.Limits.Timeout)
-	if err != nil {
-		return r.fieldError("timeout", "limits.timeout: "+err.Error())
-	}
-	maxTimeout, err := time.ParseDuration(r.Limits.MaxTimeout)
-	if err != nil {
-		return r.fieldError("max_timeout", "limits.max_timeout: "+err.Error())
-	}
+	timeout, maxTimeout := r.Limits.Timeout.D(), r.Limits.MaxTimeout.D()
 	if timeout > maxTimeout {
 		return r.fieldError("timeout", fmt.Sprintf("limits.timeout (%s) is longer than limits.max_timeout (%s)", timeout, maxTimeout))
 	}
 	// execute_command's default lies within its maximum, and both within
 	// the recipe's maximum.
-	execDefault, err1 := time.ParseDuration(r.Limits.ExecuteTimeout)
-	execMax, err2 := time.ParseDuration(r.Limits.ExecuteMaxTimeout)
-	if err1 == nil && err2 == nil {
-		execMax = min(max(execMax, execDefault), maxTimeout)
-		execDefault = min(execDefault, execMax)
-		r.Limits.ExecuteTimeout, r.Limits.ExecuteMaxTimeout = execDefault.String(), execMax.String()
-	}
+	execMax := min(max(r.Limits.ExecuteMaxTimeout, r.Limits.ExecuteTimeout), r.Limits.MaxTimeout)
+	r.Limits.ExecuteTimeout, r.Limits.ExecuteMaxTimeout = min(r.Limits.ExecuteTimeout, execMax), execMax
 	fill(&r.Sandbox.Mode, "workspace-write")
 	if len(r.Paths.Write) == 0 && r.Sandbox.Mode == "workspace-write" {
 		// A recipe that lets commands write nowhere runs them read-only:
@@ -373,7 +366,4 @@ func (r *Recipe) Available(prog string) bool {
 }
 
 // TimeoutDuration is limits.timeout as a duration.
-func (r *Recipe) TimeoutDuration() time.Duration {
-	d, _ := time.ParseDuration(r.Limits.Timeout)
-	return d
-}
+func (r *Recipe) TimeoutDuration() time.Duration { return r.Limits.Timeout.D() }

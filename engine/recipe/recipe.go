@@ -141,12 +141,12 @@ type Env struct {
 
 // Limits bound what one command and one conversation may do.
 type Limits struct {
-	Timeout        string `json:"timeout"`
-	MaxTimeout     string `json:"max_timeout"`
-	MaxToolTurns   int    `json:"max_tool_turns"`
-	MaxCommands    int    `json:"max_commands"`
-	MaxOutputBytes int    `json:"max_output_bytes"`
-	MaxFileBytes   int    `json:"max_file_bytes"`
+	Timeout        Duration `json:"timeout"`
+	MaxTimeout     Duration `json:"max_timeout"`
+	MaxToolTurns   int      `json:"max_tool_turns"`
+	MaxCommands    int      `json:"max_commands"`
+	MaxOutputBytes int      `json:"max_output_bytes"`
+	MaxFileBytes   int      `json:"max_file_bytes"`
 	// Resource limits of executed programs (0: none).
 	CPUSeconds        int   `json:"cpu_seconds,omitempty"`
 	FileSizeBytes     int64 `json:"file_size_bytes,omitempty"`
@@ -155,8 +155,8 @@ type Limits struct {
 	// ExecuteTimeout and ExecuteMaxTimeout are execute_command's default
 	// and longest timeout: 60s and 120s, unless the recipe sets them or
 	// limits.timeout and limits.max_timeout.
-	ExecuteTimeout    string `json:"execute_timeout,omitempty"`
-	ExecuteMaxTimeout string `json:"execute_max_timeout,omitempty"`
+	ExecuteTimeout    Duration `json:"execute_timeout,omitempty"`
+	ExecuteMaxTimeout Duration `json:"execute_max_timeout,omitempty"`
 }
 
 // Task is a named task (run by `rein run`, exposed to models when Expose).
@@ -168,7 +168,7 @@ type Task struct {
 	Deps        []string          `json:"deps,omitempty"`
 	Env         map[string]string `json:"env,omitempty"`
 	Dir         string            `json:"dir,omitempty"`
-	Timeout     string            `json:"timeout,omitempty"`
+	Timeout     Duration          `json:"timeout,omitempty"`
 	Expose      bool              `json:"expose,omitempty"`
 	Allow       []string          `json:"allow,omitempty"`
 }

@@ -79,8 +79,7 @@ func New(p *policy.Policy, opts Options) *Runner {
 	if opts.Runaway == nil {
 		opts.Runaway = exitOnRunaway
 	}
-	timeout, _ := time.ParseDuration(r.Limits.Timeout)
-	maxTimeout, _ := time.ParseDuration(r.Limits.MaxTimeout)
+	timeout, maxTimeout := r.Limits.Timeout.D(), r.Limits.MaxTimeout.D()
 	run := &Runner{
 		policy: p, recipe: r, workspace: r.Workspace,
 		env:     workspaceCacheEnv(BuildEnv(r.Env, opts.Env), r.Workspace),

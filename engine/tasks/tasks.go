@@ -15,7 +15,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/engine/recipe"
@@ -223,8 +222,8 @@ func Run(ctx context.Context, r *recipe.Recipe, name string, params map[string]s
 		}
 		run := opts.Runner(p)
 		runOpts := runner.RunOptions{Stdout: opts.Stdout, Stderr: opts.Stderr, Approved: opts.Approved, Dir: t.Dir, Env: envFor(t, vals)}
-		if t.Timeout != "" {
-			runOpts.Timeout, _ = time.ParseDuration(t.Timeout)
+		if t.Timeout != 0 {
+			runOpts.Timeout = t.Timeout.D()
 		}
 		for _, script := range Steps(t) {
 			d := p.Check(script)

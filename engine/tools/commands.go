@@ -181,7 +181,6 @@ func (s *Set) approveTool(ctx context.Context, name, arguments string) (Outcome,
 // (limits.execute_timeout and execute_max_timeout, filled in by the
 // recipe's loading), at least a second each.
 func executeTimeouts(l recipe.Limits) (def, longest time.Duration) {
-	def, _ = time.ParseDuration(l.ExecuteTimeout)
-	longest, _ = time.ParseDuration(l.ExecuteMaxTimeout)
+	def, longest = l.ExecuteTimeout.D(), l.ExecuteMaxTimeout.D()
 	return max(def, time.Second), max(longest, def, time.Second)
 }
