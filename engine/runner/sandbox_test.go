@@ -192,8 +192,10 @@ func TestSandboxHidesSecrets(t *testing.T) {
 	os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
 	os.WriteFile(filepath.Join(home, ".ssh", "id_test"), []byte("PRIVATE KEY"), 0o600)
 	os.WriteFile(filepath.Join(home, "notes.txt"), []byte("public notes"), 0o644)
+	// A link beside it leads into it: granting the link would grant it.
+	os.Symlink(filepath.Join(home, ".ssh"), filepath.Join(home, "keys"))
 	r, _ := sandboxed(t, `{ commands: [{ command: './peek.sh' }] }`, map[string]string{
-		"peek.sh": "#!/bin/sh\ncat \"$1/notes.txt\"; echo; cat \"$1/.ssh/id_test\"; grep -r KEY \"$1\"\n",
+		"peek.sh": "#!/bin/sh\ncat \"$1/notes.txt\"; echo; cat \"$1/.ssh/id_test\"; cat \"$1/keys/id_test\"; grep -r KEY \"$1\"\n",
 	})
 	res := r.Run(context.Background(), "./peek.sh "+home, runner.RunOptions{})
 	if strings.Contains(res.Stdout, "PRIVATE KEY") {

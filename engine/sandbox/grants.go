@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -85,6 +86,15 @@ func (g *ReadGrants) add(root string, hide []string) {
 					// /dev/stdin, /dev/fd: where they lead differs in
 					// each process, so the helper looks for itself.
 					g.Own = append(g.Own, p)
+					continue
+				}
+				// A rule opens what the link leads to: ~/keys -> ~/.ssh
+				// would grant the hidden folder itself, and a link to a
+				// folder that holds one, all of it. Such a link is left
+				// ungranted.
+				if real, err := filepath.EvalSymlinks(p); err == nil && slices.ContainsFunc(hide, func(h string) bool {
+					return within(real, h) || insideDir(h, real)
+				}) {
 					continue
 				}
 			}

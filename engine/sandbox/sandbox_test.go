@@ -165,3 +165,29 @@ func TestGrantsLeaveProcessLinksToTheHelper(t *testing.T) {
 		t.Errorf("files %q: want /dev/null, not /dev/tty", g.Files)
 	}
 }
+
+// A link beside a hidden folder that leads into it (~/keys -> ~/.ssh), or
+// to a folder holding it (~/me -> ~), is not granted: Landlock's rule
+// would open what the link leads to and grant the hidden folder with it.
+func TestGrantsSkipLinksToHiddenPaths(t *testing.T) {
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
+	os.WriteFile(filepath.Join(home, ".ssh", "id_rsa"), []byte("key"), 0o600)
+	os.Mkdir(filepath.Join(home, "src"), 0o755)
+	os.Symlink(filepath.Join(home, ".ssh"), filepath.Join(home, "keys"))
+	os.Symlink(filepath.Join(home, ".ssh", "id_rsa"), filepath.Join(home, "id"))
+	os.Symlink(home, filepath.Join(home, "me"))
+	os.Symlink(filepath.Join(home, "src"), filepath.Join(home, "code"))
+	g := readGrants([]string{home}, []string{filepath.Join(home, ".ssh")})
+	granted := append(append([]string(nil), g.Dirs...), g.Files...)
+	for _, name := range []string{"keys", "id", "me", ".ssh"} {
+		if slices.Contains(granted, filepath.Join(home, name)) {
+			t.Errorf("~/%s granted: it leads to the hidden ~/.ssh", name)
+		}
+	}
+	for _, name := range []string{"src", "code"} {
+		if !slices.Contains(granted, filepath.Join(home, name)) {
+			t.Errorf("~/%s not granted: %q", name, granted)
+		}
+	}
+}
