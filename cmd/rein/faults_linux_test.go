@@ -64,12 +64,8 @@ func TestFaultKillExec(t *testing.T) {
 	}
 	dir, db, env := faultSetup(t)
 	marker := sleepMarker("3.17") // the background sleep each command leaves
-	n := faultRuns()
-	seed := uint64(time.Now().UnixNano())
-	rng := rand.New(rand.NewPCG(seed, 29))
-	var finished []string
-	killed, leftBehind := 0, 0
-	for i := range n {
+	k := newKillRuns(29)
+	for i := range k.n {
 		name := fmt.Sprintf("fault-%d", i)
 		// Every other command would run on for seconds if rein's death
 		// went unheard; the rest end soon, so that some finish.
@@ -81,17 +77,12 @@ func TestFaultKillExec(t *testing.T) {
 		cmd.Env = env
 		// Startup, vetting, the started record, the command (40 ms) and the
 		// ended record all fall inside this window.
-		if runOrKill(t, cmd, time.Duration(rng.IntN(120))*time.Millisecond) {
-			finished = append(finished, name)
-		} else {
-			killed++
-		}
-		leftBehind += leftBehindBy(t, name, marker)
+		k.ran(t, name, marker, runOrKill(t, cmd, time.Duration(k.rng.IntN(120))*time.Millisecond))
 	}
-	k := tallyKills(t, db, finished)
-	t.Logf("rein exec killed at random points (seed %d): %d runs, %d killed, %d finished; processes left behind: %d (must be 0); integrity_check: %s; finished commands missing from the audit: %d (must be 0); audited as interrupted: %d; still running: %d (must be 0)",
-		seed, n, killed, len(finished), leftBehind, k.integrity, k.lost, k.interrupted, k.running)
-	if leftBehind > 0 || k.integrity != "ok" || k.lost > 0 || k.running > 0 {
+	tally := tallyKills(t, db, k.finished)
+	t.Logf("%s; integrity_check: %s; finished commands missing from the audit: %d (must be 0); audited as interrupted: %d; still running: %d (must be 0)",
+		k.summary("rein exec killed at random points", "finished"), tally.integrity, tally.lost, tally.interrupted, tally.running)
+	if k.leftBehind > 0 || tally.failed() {
 		t.Fail()
 	}
 }
@@ -529,12 +520,8 @@ func TestFaultKillMCP(t *testing.T) {
 	}
 	dir, db, env := faultSetup(t)
 	marker := sleepMarker("3.19")
-	n := faultRuns()
-	seed := uint64(time.Now().UnixNano())
-	rng := rand.New(rand.NewPCG(seed, 31))
-	var answered []string
-	killed, leftBehind := 0, 0
-	for i := range n {
+	k := newKillRuns(31)
+	for i := range k.n {
 		name := fmt.Sprintf("mcp-%d", i)
 		fg := "0.04"
 		if i%2 == 1 {
@@ -553,27 +540,23 @@ func TestFaultKillMCP(t *testing.T) {
 				Arguments: map[string]any{"command": "sh -c 'sleep " + marker + " & sleep " + fg + "' " + name, "reason": "faults"}})
 			done <- err == nil && !res.IsError
 		}()
+		var answered bool
 		select {
-		case ok := <-done:
-			if !ok {
+		case answered = <-done:
+			if !answered {
 				t.Fatalf("%s failed on its own", name)
 			}
-			answered = append(answered, name)
-		case <-time.After(time.Duration(rng.IntN(100)) * time.Millisecond):
+		case <-time.After(time.Duration(k.rng.IntN(100)) * time.Millisecond):
 			cmd.Process.Signal(syscall.SIGKILL)
-			if ok := <-done; ok {
-				answered = append(answered, name)
-			} else {
-				killed++
-			}
+			answered = <-done
 		}
 		cs.Close()
-		leftBehind += leftBehindBy(t, name, marker)
+		k.ran(t, name, marker, answered)
 	}
-	k := tallyKills(t, db, answered)
-	t.Logf("rein mcp killed during a tool call at random points (seed %d): %d runs, %d killed, %d answered; processes left behind: %d (must be 0); integrity_check: %s; answered calls missing from the audit: %d (must be 0); audited as interrupted: %d; still running: %d (must be 0)",
-		seed, n, killed, len(answered), leftBehind, k.integrity, k.lost, k.interrupted, k.running)
-	if leftBehind > 0 || k.integrity != "ok" || k.lost > 0 || k.running > 0 {
+	tally := tallyKills(t, db, k.finished)
+	t.Logf("%s; integrity_check: %s; answered calls missing from the audit: %d (must be 0); audited as interrupted: %d; still running: %d (must be 0)",
+		k.summary("rein mcp killed during a tool call at random points", "answered"), tally.integrity, tally.lost, tally.interrupted, tally.running)
+	if k.leftBehind > 0 || tally.failed() {
 		t.Fail()
 	}
 }
@@ -658,38 +641,29 @@ func TestFaultKillAsk(t *testing.T) {
 		io.WriteString(w, sseCall("run_command", string(args)))
 	}))
 	defer srv.Close()
-	n := faultRuns()
-	seed := uint64(time.Now().UnixNano())
-	rng := rand.New(rand.NewPCG(seed, 37))
-	var finished []string
-	killed, leftBehind := 0, 0
-	for i := range n {
+	k := newKillRuns(37)
+	for i := range k.n {
 		name := fmt.Sprintf("ask-%d", i)
 		cmd := exec.Command(os.Args[0], "--dir", dir, "ask", "--model", "openai-compatible:m", "--base-url", srv.URL, name)
 		cmd.Env = env
-		if runOrKill(t, cmd, time.Duration(rng.IntN(150))*time.Millisecond) {
-			finished = append(finished, name)
-		} else {
-			killed++
-		}
-		leftBehind += leftBehindBy(t, name, marker)
+		k.ran(t, name, marker, runOrKill(t, cmd, time.Duration(k.rng.IntN(150))*time.Millisecond))
 	}
-	k := tallyKills(t, db, finished)
+	tally := tallyKills(t, db, k.finished)
 	ctx := context.Background()
-	sessions, err := k.st.Sessions(ctx)
+	sessions, err := tally.st.Sessions(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	unreadable := 0
 	for i := range sessions {
-		if _, err := k.st.Messages(ctx, &sessions[i]); err != nil {
+		if _, err := tally.st.Messages(ctx, &sessions[i]); err != nil {
 			unreadable++
 			t.Errorf("session %s: %v", sessions[i].Name, err)
 		}
 	}
-	t.Logf("rein ask killed at random points (seed %d): %d runs, %d killed, %d finished; processes left behind: %d (must be 0); integrity_check: %s; sessions %d, unreadable %d (must be 0); finished asks' commands missing from the audit: %d (must be 0); still running: %d (must be 0)",
-		seed, n, killed, len(finished), leftBehind, k.integrity, len(sessions), unreadable, k.lost, k.running)
-	if leftBehind > 0 || k.integrity != "ok" || k.lost > 0 || k.running > 0 || unreadable > 0 {
+	t.Logf("%s; integrity_check: %s; sessions %d, unreadable %d (must be 0); finished asks' commands missing from the audit: %d (must be 0); still running: %d (must be 0)",
+		k.summary("rein ask killed at random points", "finished"), tally.integrity, len(sessions), unreadable, tally.lost, tally.running)
+	if k.leftBehind > 0 || tally.failed() || unreadable > 0 {
 		t.Fail()
 	}
 }
@@ -842,6 +816,41 @@ func TestFaultBadInput(t *testing.T) {
 	})
 }
 
+// killRuns counts a kill test's runs: the random points rein is killed
+// at, the runs that finished first, and what the others left behind.
+type killRuns struct {
+	seed               uint64
+	rng                *rand.Rand
+	n                  int
+	finished           []string
+	killed, leftBehind int
+}
+
+// newKillRuns starts a kill test's count with a fresh seed (stream tells
+// the tests' random sequences apart).
+func newKillRuns(stream uint64) *killRuns {
+	seed := uint64(time.Now().UnixNano())
+	return &killRuns{seed: seed, rng: rand.New(rand.NewPCG(seed, stream)), n: faultRuns()}
+}
+
+// ran counts run name: finished on its own or killed, and the processes
+// with marker it left behind.
+func (k *killRuns) ran(t *testing.T, name, marker string, finished bool) {
+	if finished {
+		k.finished = append(k.finished, name)
+	} else {
+		k.killed++
+	}
+	k.leftBehind += leftBehindBy(t, name, marker)
+}
+
+// summary is the first part of the test's figures: what was killed, done
+// naming what a run that was not did.
+func (k *killRuns) summary(what, done string) string {
+	return fmt.Sprintf("%s (seed %d): %d runs, %d killed, %d %s; processes left behind: %d (must be 0)",
+		what, k.seed, k.n, k.killed, len(k.finished), done, k.leftBehind)
+}
+
 // killTally is what the database holds once the kills are over.
 type killTally struct {
 	st                         *store.Store // open until the test ends
@@ -884,6 +893,10 @@ func tallyKills(t *testing.T, db string, finished []string) killTally {
 	}
 	return k
 }
+
+// failed reports a database that is not sound, a finished run missing
+// from the audit, or a row still running after every rein is gone.
+func (k killTally) failed() bool { return k.integrity != "ok" || k.lost > 0 || k.running > 0 }
 
 // runOrKill starts rein and SIGKILLs it after wait unless it ends first;
 // it reports whether rein ended on its own (it must then succeed).
