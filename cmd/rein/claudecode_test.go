@@ -18,24 +18,65 @@ import (
 	"time"
 )
 
-// claudeBinary is the real Claude Code CLI, installed from npm by
-// .ci/run (testdata/agents, pinned in its package-lock.json).
-func claudeBinary(t *testing.T) string {
+// agentCLI is a real agent CLI (.bin/NAME, product names it in a skip),
+// installed from npm by .ci/run (testdata/agents, pinned in its
+// package-lock.json).
+func agentCLI(t *testing.T, name, product string) string {
 	t.Helper()
 	if runtime.GOOS == "windows" {
 		t.Skip("the hook test drives a POSIX shell")
 	}
-	bin, err := filepath.Abs(filepath.Join("..", "..", "testdata", "agents", "node_modules", ".bin", "claude"))
+	bin, err := filepath.Abs(filepath.Join("..", "..", "testdata", "agents", "node_modules", ".bin", name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(bin); err != nil {
-		t.Skip("Claude Code is not installed (npm ci --prefix testdata/agents)")
+		t.Skipf("%s is not installed (npm ci --prefix testdata/agents)", product)
 	}
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("no node")
 	}
 	return bin
+}
+
+// turnScript hands out a scripted model's turns: each request of the main
+// conversation gets the next one (a command line to run, or "text:ANSWER";
+// "text:done" once the script is over) and is kept.
+type turnScript struct {
+	mu    sync.Mutex
+	turns []string
+	seen  []string
+}
+
+// next keeps body and returns its number and its turn.
+func (s *turnScript) next(body []byte) (int, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := len(s.seen)
+	s.seen = append(s.seen, string(body))
+	if n < len(s.turns) {
+		return n, s.turns[n]
+	}
+	return n, "text:done"
+}
+
+// requests are the bodies kept so far.
+func (s *turnScript) requests() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.seen...)
+}
+
+// runAgent runs an agent CLI to its end and returns what it printed; an
+// agent that fails ends the test.
+func runAgent(t *testing.T, cmd *exec.Cmd) string {
+	t.Helper()
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s: %v\n%s", filepath.Base(cmd.Path), err, out.String())
+	}
+	return out.String()
 }
 
 // scriptedClaude is an Anthropic Messages server on 127.0.0.1: the main
@@ -162,7 +203,7 @@ func toolResult(requests []string, id string) string {
 // the allowed one runs through rein (its output comes back); .env is not
 // read; the audit log has all three under the Claude Code session.
 func TestClaudeCodeHookEndToEnd(t *testing.T) {
-	claude := claudeBinary(t)
+	claude := agentCLI(t, "claude", "Claude Code")
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("no bash")
 	}

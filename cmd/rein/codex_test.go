@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -20,14 +18,12 @@ import (
 // Codex: each request gets the next turn (a call of Codex's exec_command
 // with a command line, or a text answer); it keeps the requests.
 type scriptedResponses struct {
-	mu    sync.Mutex
-	turns []string // a command line to run, or "text:ANSWER"
-	seen  []string
-	url   string
+	turnScript
+	url string
 }
 
 func newScriptedResponses(t *testing.T, turns ...string) *scriptedResponses {
-	s := &scriptedResponses{turns: turns}
+	s := &scriptedResponses{turnScript: turnScript{turns: turns}}
 	s.url = localServer(t, s.handle) + "/v1"
 	return s
 }
@@ -39,14 +35,7 @@ func (s *scriptedResponses) handle(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `{"data":[],"models":[]}`)
 		return
 	}
-	s.mu.Lock()
-	n := len(s.seen)
-	s.seen = append(s.seen, string(body))
-	turn := "text:done"
-	if n < len(s.turns) {
-		turn = s.turns[n]
-	}
-	s.mu.Unlock()
+	n, turn := s.next(body)
 	w.Header().Set("Content-Type", "text/event-stream")
 	event := func(typ string, data map[string]any) {
 		data["type"] = typ
@@ -72,9 +61,7 @@ func (s *scriptedResponses) handle(w http.ResponseWriter, r *http.Request) {
 
 // callOutput is what Codex told the model of a call.
 func (s *scriptedResponses) callOutput(callID string) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, r := range s.seen {
+	for _, r := range s.requests() {
 		var req struct {
 			Input []struct {
 				Type   string
@@ -97,13 +84,7 @@ func (s *scriptedResponses) callOutput(callID string) string {
 // one does not run and the model reads the rule; the allowed one runs
 // through rein (inside Codex's own sandbox) and its output comes back.
 func TestCodexHookEndToEnd(t *testing.T) {
-	bin, err := filepath.Abs(filepath.Join("..", "..", "testdata", "agents", "node_modules", ".bin", "codex"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(bin); err != nil {
-		t.Skip("Codex is not installed (npm ci --prefix testdata/agents)")
-	}
+	bin := agentCLI(t, "codex", "Codex")
 	dir := hookWorkspace(t)
 	state := ownState(t)
 	self, err := os.Executable()
@@ -134,19 +115,15 @@ env_key = "SCRIPTED_KEY"
 		"CODEX_HOME=" + codexHome, "SCRIPTED_KEY=not-a-key",
 	}
 	cmd.Env = append(cmd.Env, agentReinEnv(t, state)...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("codex: %v\n%s", err, out.String())
-	}
+	out := runAgent(t, cmd)
 	if _, err := os.Stat(filepath.Join(dir, "src", "app.go")); err != nil {
-		t.Errorf("rm -rf src ran: %v\n%s", err, out.String())
+		t.Errorf("rm -rf src ran: %v\n%s", err, out)
 	}
 	if got := model.callOutput("call_0"); !strings.Contains(got, "danger-rm") {
-		t.Errorf("the model was told of rm -rf src: %s\n%s", got, out.String())
+		t.Errorf("the model was told of rm -rf src: %s\n%s", got, out)
 	}
 	if got := model.callOutput("call_1"); !strings.Contains(got, "hello from the readme") {
-		t.Errorf("the allowed command's output did not come back: %s\n%s", got, out.String())
+		t.Errorf("the allowed command's output did not come back: %s\n%s", got, out)
 	}
 	t.Setenv("REIN_DB", filepath.Join(state, "rein.db"))
 	audit, _, _ := rein(t, "", "", "audit", "--json")

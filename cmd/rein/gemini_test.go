@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -21,14 +19,12 @@ import (
 // run_shell_command call with a command line, or "text:ANSWER"); other
 // requests (the model router's) a short answer.
 type scriptedGemini struct {
-	mu    sync.Mutex
-	turns []string
-	seen  []string
-	url   string
+	turnScript
+	url string
 }
 
 func newScriptedGemini(t *testing.T, turns ...string) *scriptedGemini {
-	s := &scriptedGemini{turns: turns}
+	s := &scriptedGemini{turnScript: turnScript{turns: turns}}
 	s.url = localServer(t, s.handle)
 	return s
 }
@@ -39,14 +35,7 @@ func (s *scriptedGemini) handle(w http.ResponseWriter, r *http.Request) {
 	json.Unmarshal(body, &req)
 	parts := []any{map[string]string{"text": `{"reasoning":"simple","model_choice":"flash"}`}}
 	if len(req.Tools) > 0 && strings.Contains(r.URL.Path, "streamGenerateContent") {
-		s.mu.Lock()
-		n := len(s.seen)
-		s.seen = append(s.seen, string(body))
-		turn := "text:done"
-		if n < len(s.turns) {
-			turn = s.turns[n]
-		}
-		s.mu.Unlock()
+		_, turn := s.next(body)
 		if text, ok := strings.CutPrefix(turn, "text:"); ok {
 			parts = []any{map[string]string{"text": text}}
 		} else {
@@ -69,9 +58,8 @@ func (s *scriptedGemini) handle(w http.ResponseWriter, r *http.Request) {
 // functionResponses are what Gemini CLI told the model of its shell calls,
 // in order.
 func (s *scriptedGemini) functionResponses() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.seen) == 0 {
+	seen := s.requests()
+	if len(seen) == 0 {
 		return nil
 	}
 	var req struct {
@@ -81,7 +69,7 @@ func (s *scriptedGemini) functionResponses() []string {
 			}
 		}
 	}
-	json.Unmarshal([]byte(s.seen[len(s.seen)-1]), &req)
+	json.Unmarshal([]byte(seen[len(seen)-1]), &req)
 	var out []string
 	for _, c := range req.Contents {
 		for _, p := range c.Parts {
@@ -96,16 +84,7 @@ func (s *scriptedGemini) functionResponses() []string {
 // End to end with the real Gemini CLI: rein's BeforeTool hook in its
 // settings, a scripted model asking for a denied and an allowed command.
 func TestGeminiHookEndToEnd(t *testing.T) {
-	bin, err := filepath.Abs(filepath.Join("..", "..", "testdata", "agents", "node_modules", ".bin", "gemini"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(bin); err != nil {
-		t.Skip("Gemini CLI is not installed (npm ci --prefix testdata/agents)")
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("no node")
-	}
+	bin := agentCLI(t, "gemini", "Gemini CLI")
 	dir := hookWorkspace(t)
 	state := ownState(t)
 	self, err := os.Executable()
@@ -130,17 +109,13 @@ func TestGeminiHookEndToEnd(t *testing.T) {
 		"GEMINI_API_KEY=not-a-key", "GOOGLE_GEMINI_BASE_URL=" + model.url, "GEMINI_CLI_TRUST_WORKSPACE=true",
 	}
 	cmd.Env = append(cmd.Env, agentReinEnv(t, state)...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("gemini: %v\n%s", err, out.String())
-	}
+	out := runAgent(t, cmd)
 	if _, err := os.Stat(filepath.Join(dir, "src", "app.go")); err != nil {
-		t.Errorf("rm -rf src ran: %v\n%s", err, out.String())
+		t.Errorf("rm -rf src ran: %v\n%s", err, out)
 	}
 	told := model.functionResponses()
 	if len(told) != 2 || !strings.Contains(told[0], "danger-rm") || !strings.Contains(told[1], "hello from the readme") {
-		t.Errorf("the model was told %q\n%s", told, out.String())
+		t.Errorf("the model was told %q\n%s", told, out)
 	}
 	t.Setenv("REIN_DB", filepath.Join(state, "rein.db"))
 	audit, _, _ := rein(t, "", "", "audit", "--json")
