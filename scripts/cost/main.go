@@ -51,6 +51,9 @@ type figure struct {
 	Absolute bool   `json:"absolute,omitempty"`
 	Met      bool   `json:"met"`
 	Skipped  string `json:"skipped,omitempty"`
+
+	// times are the command's and the baseline's runs, in milliseconds.
+	times [2][]float64
 }
 
 func main() {
@@ -138,7 +141,7 @@ func measure(rounds int, asJSON, bench bool) error {
 				return err
 			}
 			if r > 0 { // the first round warms caches
-				f.samples(a, b)
+				f.sample(a, b)
 			}
 		}
 	}
@@ -180,25 +183,18 @@ func measure(rounds int, asJSON, bench bool) error {
 	return nil
 }
 
-// collected holds a figure's samples until finish.
-var collected = map[*figure]*[2][]float64{}
-
-func (f *figure) samples(a, b time.Duration) {
-	s := collected[f]
-	if s == nil {
-		s = &[2][]float64{}
-		collected[f] = s
-	}
-	s[0] = append(s[0], float64(a.Microseconds())/1000)
-	s[1] = append(s[1], float64(b.Microseconds())/1000)
+// sample adds one round: the command took a, the baseline b.
+func (f *figure) sample(a, b time.Duration) {
+	f.times[0] = append(f.times[0], float64(a.Microseconds())/1000)
+	f.times[1] = append(f.times[1], float64(b.Microseconds())/1000)
 }
 
+// finish works out the medians and their ratio.
 func (f *figure) finish() {
-	s := collected[f]
-	if f.Skipped != "" || s == nil {
+	if f.Skipped != "" || len(f.times[0]) == 0 {
 		return
 	}
-	f.Median, f.BaseMedian = median(s[0]), median(s[1])
+	f.Median, f.BaseMedian = median(f.times[0]), median(f.times[1])
 	f.Ratio = f.Median / f.BaseMedian
 	f.Met = f.Ratio <= f.Target
 }
