@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -189,5 +190,28 @@ func TestGrantsSkipLinksToHiddenPaths(t *testing.T) {
 		if !slices.Contains(granted, filepath.Join(home, name)) {
 			t.Errorf("~/%s not granted: %q", name, granted)
 		}
+	}
+}
+
+// Grants too large for one argument (MAX_ARG_STRLEN) are left out of the
+// helper's configuration, and the helper works them out itself.
+func TestGrantsTooLargeForAnArgument(t *testing.T) {
+	c := &Config{Mode: "read-only", Workspace: "/w", Hide: []string{"/home/x/.ssh"}, Grants: &ReadGrants{}}
+	for i := 0; len(c.Grants.Dirs)*24 < maxConfigArg; i++ {
+		c.Grants.Dirs = append(c.Grants.Dirs, fmt.Sprintf("/home/x/folder-%08d", i))
+	}
+	_, argv, err := c.Command("/rein", "/bin/true", []string{"true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got Config
+	if err := json.Unmarshal([]byte(argv[2]), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(argv[2]) > maxConfigArg || got.Grants != nil || len(got.Hide) != 1 {
+		t.Errorf("%d bytes, grants %v, hide %q: want the grants left out and the hidden paths kept", len(argv[2]), got.Grants != nil, got.Hide)
+	}
+	if c.Grants == nil {
+		t.Error("Command changed the Config it was given")
 	}
 }
