@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -197,7 +195,7 @@ func (h *hookAgent) vet(p *policy.Policy, call *hook.Call, access hook.Access) h
 			return hook.Answer{Decision: verdictOf(res.Verdict), Rule: res.Rule, Reason: fmt.Sprintf("rein: %s %s is refused by rule %s: %s", call.Tool, path, res.Rule, res.Reason)}
 		}
 		if access.Walk {
-			if secret := secretBelow(p, real, access.Glob); secret != "" {
+			if secret := p.SecretInSearch(real, access.Glob); secret != "" {
 				a := refusal("rein: %s would read %s, a secret file, while searching %s; narrow the path or the file pattern, or search with the shell's grep -r, which rein runs with the secrets left out", call.Tool, secret, path)
 				a.Rule = "paths.deny"
 				return a
@@ -209,52 +207,6 @@ func (h *hookAgent) vet(p *policy.Policy, call *hook.Call, access hook.Access) h
 		rule = "paths.write"
 	}
 	return hook.Answer{Decision: hook.Allow, Rule: rule, Reason: "rein: " + call.Tool + " reaches only what the recipe allows"}
-}
-
-// walkLimit bounds the files a hook looks through for secrets under a
-// folder an agent's search tool walks.
-const walkLimit = 20000
-
-// secretBelow finds a file below dir that the policy holds secret and a
-// search of dir (filtered by glob, if any) would read; "" if none. Like
-// the agents' ripgrep, it skips hidden files and folders (.env is not
-// read by Grep) and .git; a tree too big to look through counts as one.
-func secretBelow(p *policy.Policy, dir, glob string) string {
-	st, err := os.Stat(dir)
-	if err != nil || !st.IsDir() {
-		return ""
-	}
-	seen, found := 0, ""
-	stop := errors.New("stop")
-	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if seen++; seen > walkLimit {
-			found = dir + " (too many files to look through)"
-			return stop
-		}
-		if path != dir && strings.HasPrefix(d.Name(), ".") {
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() || !d.Type().IsRegular() {
-			return nil
-		}
-		if glob != "" {
-			if ok, _ := filepath.Match(glob, d.Name()); !ok {
-				return nil
-			}
-		}
-		if res := p.CheckPath(path, false); res.Verdict == policy.Deny && res.Rule == "paths.deny" {
-			found = path
-			return stop
-		}
-		return nil
-	})
-	return found
 }
 
 func verdictOf(v policy.Verdict) hook.Decision {
