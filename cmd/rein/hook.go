@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -234,7 +233,7 @@ func (h *hookAgent) vetShell(p *policy.Policy, call *hook.Call, access hook.Acce
 	case h.CheckOnly && d.Verdict == policy.Ask:
 		return hook.Answer{Decision: hook.Ask, Rule: d.Rule, Reason: reason}
 	case h.CheckOnly:
-		if why := runnerNeeded(p.In(dir), d, access.Command); why != "" {
+		if why := p.In(dir).NeedsRunner(d, access.Command); why != "" {
 			return hook.Answer{Decision: hook.Ask, Rule: "--check-only", Reason: "rein allows this only when rein runs it (" + why + "), and with --check-only the agent's shell runs it as written: a person decides"}
 		}
 		return hook.Answer{Decision: hook.Allow, Rule: d.Rule, Reason: fmt.Sprintf("rein: allowed by rule %s", d.Rule)}
@@ -247,29 +246,6 @@ func (h *hookAgent) vetShell(p *policy.Policy, call *hook.Call, access hook.Acce
 		return hook.Answer{Decision: hook.Ask, Rule: d.Rule, Reason: reason, Command: command}
 	}
 	return hook.Answer{Decision: hook.Allow, Rule: d.Rule, Reason: fmt.Sprintf("rein: allowed by rule %s; it runs through rein exec", d.Rule), Command: command}
-}
-
-// runnerNeeded says why a command allowed by vetting is safe only when
-// rein's runner runs it (its re-checks, its walk exclusions, its own
-// shell), or "": what bash would do differently with it.
-func runnerNeeded(p *policy.Policy, d *policy.Decision, text string) string {
-	switch {
-	case strings.ContainsAny(text, "$`"):
-		return "it expands words at run time, which rein checks again as they expand and bash does not"
-	case strings.Contains(text, "<(") || strings.Contains(text, ">("):
-		return "it has a process substitution"
-	case strings.Contains(text, "(("):
-		return "it has arithmetic, which bash evaluates differently"
-	case strings.Contains(text, "/dev/tcp") || strings.Contains(text, "/dev/udp"):
-		return "bash opens network connections through /dev/tcp"
-	}
-	for _, c := range d.Commands {
-		guarded, err := p.GuardSearch(c.Argv, os.Stat)
-		if err != nil || !slices.Equal(guarded, c.Argv) {
-			return c.Name + " walks folders, and rein keeps it off secret files only when rein runs it"
-		}
-	}
-	return ""
 }
 
 // rewrite is the command line that runs text through rein exec under the
