@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -89,5 +90,30 @@ func TestDocsPointToNothingOutside(t *testing.T) {
 				t.Errorf("%s mentions %q, which is not in the repository", f, outside)
 			}
 		}
+	}
+}
+
+// Every relative link in the README and docs names a file of the
+// repository (the README's licence line points to LICENSE).
+func TestDocsLinksResolve(t *testing.T) {
+	link := regexp.MustCompile(`\]\(([^)#\s]+)(#[^)]*)?\)`)
+	files, _ := filepath.Glob("../docs/*.md")
+	for _, f := range append(files, "../README.md") {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range link.FindAllStringSubmatch(string(b), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(filepath.Dir(f), target)); err != nil {
+				t.Errorf("%s links to %s, which is not in the repository", f, target)
+			}
+		}
+	}
+	if _, err := os.Stat("../LICENSE"); err != nil {
+		t.Error("the repository has no LICENSE file")
 	}
 }
