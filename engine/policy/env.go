@@ -11,6 +11,7 @@ import (
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/file"
+	"github.com/expr-lang/expr/parser"
 	"github.com/expr-lang/expr/vm"
 
 	"github.com/reinsh/rein/engine/programs"
@@ -311,12 +312,24 @@ func newRule(r recipe.Rule, locate func(string) string) (*compiledRule, error) {
 		return nil, &RuleError{Rule: r.Name, Field: "decision", Where: locate(r.Name), Line: 1, Col: 1, Message: err.Error()}
 	}
 	cr := &compiledRule{Rule: r, verdict: v, locate: locate}
-	if r.Each != "" {
-		cr.guards = parseGuards(r.Each)
-	}
-	cr.scriptFields = referencedScriptFields(r.Each + " " + r.When)
-	if m := guardAny.FindStringSubmatch(r.When); m != nil && isWholeAny(r.When) {
-		cr.anyOf = referencedScriptFields("script." + m[1])
+	// One parse of each expression, by expr itself, gives the guards and
+	// the script fields the rule reads; compiling waits for first use.
+	cr.guards.positionals = -1
+	for i, src := range []string{r.Each, r.When} {
+		if src == "" {
+			continue
+		}
+		tree, err := parser.Parse(src)
+		if err != nil {
+			cr.scriptFields = allScriptFields
+			continue
+		}
+		cr.scriptFields |= scriptFieldsOf(tree.Node)
+		if i == 0 {
+			cr.guards = guardsOf(tree.Node)
+		} else {
+			cr.anyOf = anyOver(tree.Node)
+		}
 	}
 	return cr, nil
 }
@@ -403,11 +416,6 @@ func CheckRules(r *recipe.Recipe) error {
 	return nil
 }
 
-var (
-	guardAny    = regexp.MustCompile(`^\s*any\(script\.(commands|redirects|assignments),`)
-	scriptField = regexp.MustCompile(`script\.(\w+)`)
-)
-
 // scriptFields is a set of ScriptEnv fields.
 type scriptFields uint8
 
@@ -416,31 +424,9 @@ const (
 	fieldRedirects
 	fieldAssignments
 	fieldScalars // text, constructs, operators, functions
-)
 
-// referencedScriptFields finds which script fields an expression reads, so
-// that only those are built. Anything unrecognised builds everything.
-func referencedScriptFields(src string) scriptFields {
-	var f scriptFields
-	for _, m := range scriptField.FindAllStringSubmatch(src, -1) {
-		switch m[1] {
-		case "commands":
-			f |= fieldCommands
-		case "redirects":
-			f |= fieldRedirects
-		case "assignments":
-			f |= fieldAssignments
-		case "text", "constructs", "operators", "functions":
-			f |= fieldScalars
-		default:
-			f = fieldCommands | fieldRedirects | fieldAssignments | fieldScalars
-		}
-	}
-	if strings.Contains(strings.ReplaceAll(src, "script.", ""), "script") {
-		f = fieldCommands | fieldRedirects | fieldAssignments | fieldScalars
-	}
-	return f
-}
+	allScriptFields = fieldCommands | fieldRedirects | fieldAssignments | fieldScalars
+)
 
 // fillCmdEnv fills env in place, reusing its flag buffers. p decides the
 // command, in the folder cwd.
@@ -486,21 +472,6 @@ func fillScriptEnv(env *ScriptEnv, s *shellparse.Script, f scriptFields, p *Poli
 			env.Assignments = append(env.Assignments, AssignmentEnv{Name: a.Name, Value: a.Value, Dynamic: a.Dynamic})
 		}
 	}
-}
-
-// isWholeAny reports whether an expression is one any(...) call: its first
-// parenthesis closes at the end, so nothing is or-ed with it.
-func isWholeAny(src string) bool {
-	src = strings.TrimSpace(src)
-	whole := false
-	scanTopLevel(src, func(i int, c byte) bool {
-		if c == ')' {
-			whole = i == len(src)-1
-			return false
-		}
-		return true
-	})
-	return whole
 }
 
 // emptyList reports whether the script list a when-rule ranges over is empty.

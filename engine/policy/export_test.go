@@ -25,6 +25,3 @@ func (p *Policy) WindowsNames() *Policy {
 	c.cwdClear = c.secret.clearBelow(c.cwd)
 	return c
 }
-
-// TopLevelConjuncts is the guards' split of a rule at its top-level &&.
-func TopLevelConjuncts(src string) ([]string, bool) { return topLevelConjuncts(src) }

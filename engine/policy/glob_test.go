@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/parser"
+
 	"github.com/reinsh/rein/engine/recipe"
 	"github.com/reinsh/rein/shellparse"
 )
@@ -80,16 +83,43 @@ func TestInsideAndIsPath(t *testing.T) {
 	}
 }
 
-func TestIsWholeAny(t *testing.T) {
-	for src, want := range map[string]bool{
-		`any(script.assignments, {#.name == "PATH"})`:            true,
-		` any(script.commands, {#.name in ["a", ")"]}) `:         true,
-		`any(script.assignments, {#.name == "x"}) || true`:       false,
-		`any(script.assignments, {#.name == "x"}) && len(x) > 0`: false,
-		`len(script.commands) > 3`:                               false,
+func TestAnyOver(t *testing.T) {
+	for src, want := range map[string]scriptFields{
+		`any(script.assignments, {#.name == "PATH"})`:            fieldAssignments,
+		` any(script.commands, {#.name in ["a", ")"]}) `:         fieldCommands,
+		`any(script.assignments, {#.name == "x"}) || true`:       0,
+		`any(script.assignments, {#.name == "x"}) && len(x) > 0`: 0,
+		`len(script.commands) > 3`:                               0,
+		`any(script.text, {# == "x"})`:                           0,
+		`all(script.commands, {#.name == "x"})`:                  0,
 	} {
-		if got := isWholeAny(src); got != want {
-			t.Errorf("isWholeAny(%q) = %v", src, got)
+		tree, err := parser.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := anyOver(tree.Node); got != want {
+			t.Errorf("anyOver(%q) = %v, want %v", src, got, want)
+		}
+	}
+}
+
+func TestScriptFieldsOf(t *testing.T) {
+	for src, want := range map[string]scriptFields{
+		`any(script.commands, {#.name == "x"})`:          fieldCommands,
+		`len(script.redirects) > 0 && script.text != ""`: fieldRedirects | fieldScalars,
+		`cmd.name == "script.commands"`:                  0,
+		`script["commands"] != nil`:                      fieldCommands,
+		`script[name] != nil`:                            allScriptFields,
+		`let s = script; len(s.commands) > 0`:            allScriptFields,
+		`any(script.assignments, {#.name == "PATH"})`:    fieldAssignments,
+		`script.unknown == 1`:                            allScriptFields,
+	} {
+		tree, err := parser.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := scriptFieldsOf(tree.Node); got != want {
+			t.Errorf("scriptFieldsOf(%q) = %b, want %b", src, got, want)
 		}
 	}
 }
@@ -256,10 +286,19 @@ func TestParseGuards(t *testing.T) {
 		{`cmd.names == "x"`, "", "", 0, -1, false},
 		{`cmd.name == "x" && len(cmd.env) >= 0`, "x", "", 0, -1, false},
 		{`cmd.name == "x" && hasFlag(cmd) && y`, "x", "", 0, -1, false},
-		{`cmd.name == "x" && len(cmd.positionals) > 1000000`, "x", "", 0, -1, false},
-		{`cmd.name == "x\"y"`, "", "", 0, -1, false},
+		{`cmd.name == "x" && len(cmd.positionals) > 1000000`, "x", "", 0, 1000000, false},
+		{`cmd.name == "x\"y"`, `x"y`, "", 0, -1, false},
 		{`cmd.name inside ["x"]`, "", "", 0, -1, false},
-		{`cmd.name in ["x",]`, "", "", 0, -1, false},
+		{`cmd.name in ["x",]`, "x", "", 0, -1, false},
+		{`"git" == cmd.name && "config" == cmd.sub`, "git", "config", 0, -1, false},
+		// Shapes a reading of the text could get wrong; expr's tree does not.
+		{`cmd.name == "x" && true; cmd.name == "rm"`, "", "", 0, -1, false},
+		{`cmd.name == "rm" // && cmd.name == "x"`, "rm", "", 0, -1, false},
+		{`cmd.name == "a" && any(cmd.args, {let y = #; y == "b"}) && cmd.sub == "c"`, "a", "", 0, -1, false},
+		{"cmd.name == `a&&b` && cmd.sub == \"x\"", "a&&b", "x", 0, -1, false},
+		{`(cmd.name == "a" || cmd.name == "b") && cmd.sub == "c"`, "", "", 0, -1, false},
+		{`cmd.name == "a" ?? false`, "", "", 0, -1, false},
+		{`cmd.name == "a" && cmd.sub == "b" | len() > 0`, "", "", 0, -1, false},
 	}
 	for _, tt := range tests {
 		g := parseGuards(tt.src)
@@ -274,16 +313,23 @@ func TestParseGuards(t *testing.T) {
 	}
 	// What is left for the VM once the guards pass.
 	for src, rest := range map[string]string{
-		`cmd.name == "git" && cmd.sub == "config" && !hasFlag(cmd, "--get")`: `!hasFlag(cmd, "--get")`,
-		`cmd.name == "date"`:                                                    "",
-		`cmd.name == "uniq" and len(cmd.positionals) > 1`:                       "",
-		`len(cmd.env) > 0 && any(keys(cmd.env), {# == "A"}) && cmd.name == "x"`: `any(keys(cmd.env), {# == "A"}) && cmd.name == "x"`,
-		`any(cmd.args, {# == "a" && # == "b"}) && cmd.name == "x"`:              `any(cmd.args, {# == "a" && # == "b"}) && cmd.name == "x"`,
-		`cmd.name == "git" && cmd.sub == "push" || cmd.name == "curl"`:          "",
+		`cmd.name == "git" && cmd.sub == "config" && !hasFlag(cmd, "--get")`: `(!hasFlag(cmd, "--get"))`,
+		`cmd.name == "date"`:                                                         "",
+		`cmd.name == "uniq" and len(cmd.positionals) > 1`:                            "",
+		`len(cmd.env) > 0 && any(keys(cmd.env), {# == "A"}) && cmd.name == "x"`:      `(any(keys(cmd.env), # == "A")) && (cmd.name == "x")`,
+		`cmd.name == "x" && (cmd.sub == "a" || cmd.sub == "b") && len(cmd.args) > 2`: `(cmd.sub == "a" || cmd.sub == "b") && (len(cmd.args) > 2)`,
+		`any(cmd.args, {# == "a" && # == "b"}) && cmd.name == "x"`:                   "",
+		`cmd.name == "git" && cmd.sub == "push" || cmd.name == "curl"`:               "",
 	} {
 		g := parseGuards(src)
 		if g.rest != rest {
 			t.Errorf("parseGuards(%s).rest = %q, want %q", src, g.rest, rest)
+		}
+		// What the guards leave must compile alone, as the VM runs it.
+		if g.rest != "" {
+			if _, err := expr.Compile(g.rest, exprOptions...); err != nil {
+				t.Errorf("parseGuards(%s).rest does not compile: %v", src, err)
+			}
 		}
 	}
 }
