@@ -87,7 +87,7 @@ func TestCorpus(t *testing.T) {
 		if s.ParseError != nil {
 			parseFailures++
 		}
-		d := p.Decide(s)
+		d := p.DecideScript(s)
 		counts[d.Verdict.String()]++
 		if d.Verdict != policy.Allow {
 			rules[strings.SplitN(d.Rule, ":", 2)[0]]++
@@ -229,7 +229,7 @@ func FuzzVet(f *testing.F) {
 		}
 		// Check reuses analysis memory from call to call; it must decide
 		// exactly as a fresh analysis does.
-		if got, want := decisionJSON(t, d), decisionJSON(t, p.Decide(shellparse.Analyze(text))); got != want {
+		if got, want := decisionJSON(t, d), decisionJSON(t, p.DecideScript(shellparse.Analyze(text))); got != want {
 			t.Fatalf("Check and a fresh analysis differ:\n%s\n%s", got, want)
 		}
 		if d.Verdict == policy.Allow {

@@ -1,5 +1,7 @@
 package policy
 
+import "github.com/reinsh/rein/shellparse"
+
 // Unguarded returns the policy deciding without its rule shortcuts: every
 // each-rule runs in full on every command.
 func (p *Policy) Unguarded() *Policy {
@@ -25,3 +27,6 @@ func (p *Policy) WindowsNames() *Policy {
 	c.cwdClear = c.secret.clearBelow(c.cwd)
 	return c
 }
+
+// DecideScript decides an analysed script (tests compare it with Check).
+func (p *Policy) DecideScript(s *shellparse.Script) *Decision { return p.decideScript(s) }

@@ -246,6 +246,9 @@ type Decision struct {
 	// Findings are what the analysis noticed, decided or informational.
 	Findings     []shellparse.Finding `json:"findings,omitempty"`
 	Alternatives []string             `json:"alternatives,omitempty"`
+	// Run is the argv to run, when decided with a World: the command's
+	// with the exclusions that keep a walking program off secret files.
+	Run []string `json:"-"`
 }
 
 // maxReasons is how many distinct reasons a decision gives for its
@@ -260,8 +263,8 @@ func (p *Policy) Check(text string) *Decision {
 	return d
 }
 
-// Decide returns the decision on an analysed script.
-func (p *Policy) Decide(s *shellparse.Script) *Decision {
+// decideScript returns the decision on an analysed script.
+func (p *Policy) decideScript(s *shellparse.Script) *Decision {
 	sc := scratches.Get().(*scratch)
 	d := p.decide(s, &sc.ev, false)
 	scratches.Put(sc)
@@ -462,5 +465,5 @@ func ruleSeen(results []CommandResult, rule string) bool {
 // same rules as Check. Runners call it for every command the interpreter
 // executes, so a word that expanded to a denied program is stopped.
 func (p *Policy) CheckArgv(argv []string, env map[string]string) *Decision {
-	return p.Decide(shellparse.AnalyzeArgv(argv, env))
+	return p.decideScript(shellparse.AnalyzeArgv(argv, env))
 }

@@ -43,7 +43,7 @@ func TestCheckKeepsNothingOfTheAnalysis(t *testing.T) {
 	texts := reuseTexts()
 	want := make([]string, len(texts))
 	for i, text := range texts {
-		want[i] = decisionJSON(t, p.Decide(shellparse.Analyze(text)))
+		want[i] = decisionJSON(t, p.DecideScript(shellparse.Analyze(text)))
 	}
 	kept := make([]*policy.Decision, len(texts))
 	for round := 0; round < 3; round++ {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,7 +14,6 @@ import (
 	"mvdan.cc/sh/v3/interp"
 
 	"github.com/reinsh/rein/engine/policy"
-	"github.com/reinsh/rein/shellparse"
 )
 
 // runChecks are the run-time checks of one interpretation: the handlers the
@@ -61,52 +59,19 @@ func (c *runChecks) stops(v policy.Verdict) bool {
 func (c *runChecks) call(ctx context.Context, args []string) ([]string, error) {
 	r, hc := c.runner, interp.HandlerCtx(ctx)
 	if _, isFunc := c.shell.Funcs[args[0]]; isFunc {
-		if d := r.policy.In(hc.Dir).CheckFunctionCall(args); c.stops(d.Verdict) {
+		if d := r.policy.Decide(policy.Facts{Argv: args, Dir: hc.Dir, Function: true}); c.stops(d.Verdict) {
 			return nil, c.refuse(d)
 		}
 		return args, nil
 	}
-	vars := scriptVars(hc.Env, c.base)
-	if d := r.checkArgv(args, vars, hc.Dir); c.stops(d.Verdict) {
-		if len(vars) > 0 && !c.stops(r.checkArgv(args, nil, hc.Dir).Verdict) {
-			d.Reason += fmt.Sprintf(" (%s receives %s, which the script set)", args[0], strings.Join(slices.Sorted(maps.Keys(vars)), ", "))
-		}
+	d := r.decide(ctx, policy.Facts{Argv: args, Vars: scriptVars(hc.Env, c.base), Dir: hc.Dir})
+	if c.stops(d.Verdict) {
 		return nil, c.refuse(d)
 	}
-	guarded, refused := r.guardWalk(args, hc.Dir)
-	if refused != nil {
-		return nil, c.refuse(refused)
+	if !slices.Equal(d.Run, args) {
+		c.originals.Store(strings.Join(d.Run, "\x00"), args)
 	}
-	if !slices.Equal(guarded, args) {
-		c.originals.Store(strings.Join(guarded, "\x00"), args)
-	}
-	return guarded, nil
-}
-
-// guardWalk returns argv with the exclusions that keep a walking program
-// off files named like secrets (policy.GuardSearch), or a denial when the
-// walk cannot be guarded.
-func (r *Runner) guardWalk(argv []string, dir string) ([]string, *policy.Decision) {
-	guarded, err := r.policy.GuardSearch(argv, statIn(dir))
-	if err != nil {
-		return nil, pathsDenial(argv, "%s", err)
-	}
-	return r.excludeInRepository(guarded, dir), nil
-}
-
-// excludeInRepository adds to a guarded git command the secret places
-// inside its repository's working tree (policy.SecretsUnder): a home folder
-// kept in git has committed .aws/credentials, not only .env files.
-func (r *Runner) excludeInRepository(argv []string, dir string) []string {
-	folder, ok := shellparse.GuardedGitFolder(argv)
-	if !ok {
-		return argv
-	}
-	top := workingTree(resolveIn(folder, dir))
-	if top == "" {
-		return argv
-	}
-	return shellparse.WithRepositoryExclusions(argv, r.policy.SecretsUnder(top))
+	return d.Run, nil
 }
 
 // workingTree is the top of the git working tree dir is in, found as git
@@ -122,43 +87,25 @@ func workingTree(dir string) string {
 	}
 }
 
-// exec starts a program, after checking what it reads that its argv does
-// not say (guardStart).
+// exec starts a program once the policy has seen what it reads that its
+// argv does not say: the file names on its input (xargs, sort
+// --files0-from=-), the objects it names by id (git show ID), its response
+// files (strings @FILE).
 func (c *runChecks) exec(ctx context.Context, args []string) error {
 	r, hc := c.runner, interp.HandlerCtx(ctx)
 	original := args
 	if v, ok := c.originals.LoadAndDelete(strings.Join(args, "\x00")); ok {
 		original = v.([]string)
 	}
-	stdin, refused, err := r.guardStart(ctx, args, original, hc.Dir, hc.Stdin)
-	switch {
-	case refused != nil:
-		return c.refuse(refused)
-	case err != nil:
+	in, stdin, err := readInput(args, original, hc.Dir, hc.Stdin)
+	if err != nil {
 		fmt.Fprintf(hc.Stderr, "rein: %v\n", err)
 		return interp.ExitStatus(126)
 	}
+	if d := r.decide(ctx, policy.Facts{Argv: args, Dir: hc.Dir, Starting: true, Input: in}); c.stops(d.Verdict) {
+		return c.refuse(d)
+	}
 	return r.exec(ctx, args, stdin)
-}
-
-// guardStart checks what a program about to start reads that its argv does
-// not say (original is argv as the script wrote it, before rein added
-// exclusions): file names on its input (xargs, sort --files0-from=-), objects
-// it names by id (git show ID) and response files (strings @FILE). It
-// returns the reader the program gets instead of stdin (nil: stdin), a
-// denial, or why the input could not be checked.
-func (r *Runner) guardStart(ctx context.Context, argv, original []string, dir string, stdin io.Reader) (io.Reader, *policy.Decision, error) {
-	guarded, refused, err := r.guardNameInput(ctx, argv, original, dir, stdin)
-	if refused != nil || err != nil {
-		return nil, refused, err
-	}
-	if d := r.guardGitObjects(ctx, argv, dir, nil); d != nil {
-		return nil, d, nil
-	}
-	if d := r.guardResponseFiles(argv, dir); d != nil {
-		return nil, d, nil
-	}
-	return guarded, nil, nil
 }
 
 // open enforces the redirect rules on every file the shell opens, also as

@@ -6,51 +6,16 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/reinsh/rein/engine/policy"
-	"github.com/reinsh/rein/shellparse"
 )
 
 // git show and git cat-file print a file's contents when handed its object
-// id (git show 7c1c8c3), which names no path for the policy to check: the
-// id of a committed .env is one git ls-tree away. So before such a command
-// runs, rein asks the repository what the objects it names are (git
+// id, which names no path for the policy to check. The policy asks what the
+// objects are (policy.World.Blob); rein asks the repository with git
 // cat-file --batch-check, which prints types only, run like any command:
-// same sandbox, same environment) and refuses blobs. A file's contents are
-// named as REV:PATH, whose path the policy checks.
+// same sandbox, same environment.
 
 // gitQueryTimeout bounds that question.
 const gitQueryTimeout = 10 * time.Second
-
-// guardGitObjects refuses argv, run directly or through wrappers, when it
-// is a git command printing a blob it names by object id. input are names
-// its input gives (cat-file --batch, xargs git show), already read ahead.
-func (r *Runner) guardGitObjects(ctx context.Context, argv []string, dir string, input []string) *policy.Decision {
-	for _, c := range shellparse.AnalyzeArgv(argv, nil).Commands {
-		g, ok := shellparse.GitObjectsOf(c)
-		if !ok {
-			continue
-		}
-		if g.All {
-			return pathsDenial(argv, "%s prints every object in the repository, the contents of committed secret files among them; name the objects you need", shellparse.JoinArgv(c.Argv))
-		}
-		names := g.Names
-		if g.Input {
-			names = append(names[:len(names):len(names)], input...)
-		}
-		if len(names) == 0 {
-			continue
-		}
-		blob, err := r.firstBlob(ctx, dir, g.Dirs, names)
-		switch {
-		case err != nil:
-			return pathsDenial(argv, "rein could not ask git what %s names (%v), and an object id can name a secret file's contents", strings.Join(names, " "), err)
-		case blob != "":
-			return pathsDenial(argv, "%s is the object id of a file's contents, and rein cannot tell which file (a committed .env?); name the file as REV:PATH, e.g. git show HEAD:path/to/file", blob)
-		}
-	}
-	return nil
-}
 
 // firstBlob returns the first of names that is a blob (or a tag of one) in
 // the repository git finds from dir and the -C folders dirs, or "".

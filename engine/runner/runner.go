@@ -262,23 +262,6 @@ func (r *Runner) process(path string, argv, env []string, dir string, stdin io.R
 // Sandbox describes the sandbox commands run in.
 func (r *Runner) Sandbox() *sandbox.Config { return r.sandbox }
 
-// checkArgv vets an argv about to run in dir, then again with the files its
-// arguments reach through symbolic links, if any.
-func (r *Runner) checkArgv(argv []string, env map[string]string, dir string) *policy.Decision {
-	p := r.policy.In(dir)
-	d := p.CheckArgv(argv, env)
-	if d.Verdict == policy.Deny {
-		return d
-	}
-	if real, linked := argvThroughLinks(argv, dir); linked {
-		if ld := p.CheckArgv(real, env); ld.Verdict == policy.Deny {
-			ld.Reason = "through a symbolic link: " + ld.Reason
-			return ld
-		}
-	}
-	return d
-}
-
 // RunArgv runs a program without a shell (execute_command): vetted like
 // shell text, run with the same limits, environment and process handling.
 func (r *Runner) RunArgv(ctx context.Context, argv []string, opts RunOptions) *Result {
@@ -290,15 +273,12 @@ func (r *Runner) RunArgv(ctx context.Context, argv []string, opts RunOptions) *R
 	if err != nil {
 		return Failed("%v", err)
 	}
-	d := r.checkArgv(argv, nil, dir)
+	d := r.decide(ctx, policy.Facts{Argv: argv, Dir: dir})
 	if d.Verdict == policy.Deny || d.Verdict == policy.Ask && !opts.Approved {
 		return Denied(d)
 	}
 	original := argv
-	argv, refused := r.guardWalk(argv, dir)
-	if refused != nil {
-		return Denied(refused)
-	}
+	argv = d.Run
 	envList := append(append([]string(nil), r.env...), opts.Env...)
 	env := expand.ListEnviron(envList...)
 	path, err := r.lookPath(dir, env, argv[0])
@@ -310,14 +290,15 @@ func (r *Runner) RunArgv(ctx context.Context, argv []string, opts RunOptions) *R
 		return Failed("%v", err)
 	}
 	defer done()
-	guarded, refused, err := r.guardStart(ctx, argv, original, dir, stdin)
-	switch {
-	case refused != nil:
-		return Denied(refused)
-	case err != nil:
+	in, readAhead, err := readInput(argv, original, dir, stdin)
+	if err != nil {
 		return Failed("%v", err)
-	case guarded != nil:
-		stdin = guarded
+	}
+	if d := r.decide(ctx, policy.Facts{Argv: argv, Dir: dir, Starting: true, Input: in}); d.Verdict == policy.Deny {
+		return Denied(d)
+	}
+	if readAhead != nil {
+		stdin = readAhead
 	}
 	var stdout, stderr io.Writer = stream{out, false}, stream{out, true}
 	var rw, re *redactingWriter
