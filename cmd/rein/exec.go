@@ -70,7 +70,7 @@ func (c *execCmd) Run(g *Globals, e *env) error {
 	if dir == "" {
 		dir = startFolder(g, p.Recipe().Workspace)
 	}
-	d := p.In(absIn(dir, p.Recipe().Workspace)).Check(text) // relative paths read from where it runs
+	d := p.Decide(policy.Facts{Text: text, Dir: absIn(dir, p.Recipe().Workspace)}) // relative paths read from where it runs
 	switch {
 	case d.Verdict == policy.Deny || d.Verdict == policy.Ask && !c.Yes:
 		if !c.DryRun { // a dry run opens no database: nothing was run to record

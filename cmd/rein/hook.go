@@ -225,7 +225,7 @@ func (h *hookAgent) vetShell(p *policy.Policy, call *hook.Call, access hook.Acce
 	if access.Dir != "" {
 		dir = access.Dir
 	}
-	d := p.In(dir).Check(access.Command)
+	d := p.Decide(policy.Facts{Text: access.Command, Dir: dir})
 	reason := "rein: " + runner.Denied(d).Error
 	switch {
 	case d.Verdict == policy.Deny:

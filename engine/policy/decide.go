@@ -104,9 +104,9 @@ func (p *Policy) Decide(f Facts) *Decision {
 	}
 	switch {
 	case f.Argv == nil:
-		return p.Check(f.Text)
+		return p.checkText(f.Text)
 	case f.Function:
-		return p.CheckFunctionCall(f.Argv)
+		return p.functionCall(f.Argv)
 	}
 	if f.Starting && f.World != nil {
 		return p.startDecision(f)
@@ -144,15 +144,15 @@ func (p *Policy) startDecision(f Facts) *Decision {
 // reach through symbolic links, when a World says so. A denial that holds
 // only with the script's variables says which they are.
 func (p *Policy) argvDecision(argv []string, vars map[string]string, w World) *Decision {
-	d := p.CheckArgv(argv, vars)
-	if d.Verdict != Allow && len(vars) > 0 && p.CheckArgv(argv, nil).Verdict == Allow {
+	d := p.checkArgv(argv, vars)
+	if d.Verdict != Allow && len(vars) > 0 && p.checkArgv(argv, nil).Verdict == Allow {
 		d.Reason += fmt.Sprintf(" (%s receives %s, which the script set)", argv[0], strings.Join(slices.Sorted(maps.Keys(vars)), ", "))
 	}
 	if d.Verdict == Deny || w == nil {
 		return d
 	}
 	if real, linked := w.ArgvThroughLinks(argv); linked {
-		if ld := p.CheckArgv(real, vars); ld.Verdict == Deny {
+		if ld := p.checkArgv(real, vars); ld.Verdict == Deny {
 			ld.Reason = "through a symbolic link: " + ld.Reason
 			return ld
 		}

@@ -89,9 +89,9 @@ func (p *Policy) In(dir string) *Policy {
 	return &c
 }
 
-// CheckFunctionCall decides a call to a function the running script
-// declared: the function's body was vetted when it was declared.
-func (p *Policy) CheckFunctionCall(argv []string) *Decision {
+// functionCall decides a call to a function the running script declared:
+// the function's body was vetted when it was declared.
+func (p *Policy) functionCall(argv []string) *Decision {
 	d := &Decision{Command: strings.Join(argv, " ")}
 	r := Result{p.shell[shellparse.ConstructFunction], "shell.function", argv[0] + " calls a function declared in this script"}
 	d.Commands = []CommandResult{{Text: d.Command, Argv: argv, Name: argv[0], Result: r}}
@@ -255,8 +255,11 @@ type Decision struct {
 // verdict.
 const maxReasons = 3
 
-// Check vets shell text: analyse, then decide.
-func (p *Policy) Check(text string) *Decision {
+// Check vets shell text: Decide with the text as the only fact.
+func (p *Policy) Check(text string) *Decision { return p.Decide(Facts{Text: text}) }
+
+// checkText analyses shell text, then decides.
+func (p *Policy) checkText(text string) *Decision {
 	sc := scratches.Get().(*scratch)
 	d := p.decide(sc.analyzer.Analyze(text), &sc.ev, true)
 	scratches.Put(sc)
@@ -462,8 +465,12 @@ func ruleSeen(results []CommandResult, rule string) bool {
 }
 
 // CheckArgv vets one argv as it is about to run (after expansion), with the
-// same rules as Check. Runners call it for every command the interpreter
-// executes, so a word that expanded to a denied program is stopped.
+// same rules as Check: Decide with the argv and the variables it receives.
 func (p *Policy) CheckArgv(argv []string, env map[string]string) *Decision {
+	return p.Decide(Facts{Argv: argv, Vars: env})
+}
+
+// checkArgv decides one argv, with the rules alone.
+func (p *Policy) checkArgv(argv []string, env map[string]string) *Decision {
 	return p.decideScript(shellparse.AnalyzeArgv(argv, env))
 }

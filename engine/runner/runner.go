@@ -21,6 +21,7 @@ import (
 	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/engine/recipe"
 	"github.com/reinsh/rein/engine/sandbox"
+	"github.com/reinsh/rein/shellparse"
 )
 
 // Runner runs commands for one recipe and workspace. It is safe for
@@ -115,11 +116,29 @@ func (r *Runner) Run(ctx context.Context, text string, opts RunOptions) *Result 
 	if err != nil {
 		return Failed("%v", err)
 	}
-	d := r.policy.In(dir).Check(text)
+	d := r.policy.Decide(policy.Facts{Text: text, Dir: dir})
 	if d.Verdict == policy.Deny || d.Verdict == policy.Ask && !opts.Approved {
 		return Denied(d)
 	}
 	return r.Interpret(ctx, text, opts)
+}
+
+// Decide is the policy's decision on a command before it runs, with the
+// facts known then, in the folder Run and RunArgv would run it in (f.Dir as
+// RunOptions.Dir takes it). Callers ask it to know whether to ask a person;
+// Run decides the same way, then again as the script runs. A folder rein
+// cannot run in is a denial.
+func (r *Runner) Decide(f policy.Facts) *policy.Decision {
+	dir, err := r.dir(f.Dir)
+	if err != nil {
+		command := f.Text
+		if f.Argv != nil {
+			command = shellparse.JoinArgv(f.Argv)
+		}
+		return &policy.Decision{Command: command, Verdict: policy.Deny, Rule: "cwd", Reason: err.Error() + "; give a folder inside the workspace"}
+	}
+	f.Dir = dir
+	return r.policy.Decide(f)
 }
 
 // errDenied halts the interpreter when a command is denied at run time.
