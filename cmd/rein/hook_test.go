@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -13,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reinsh/rein/engine/policy"
-	"github.com/reinsh/rein/engine/runner"
 	"github.com/reinsh/rein/engine/tools"
 )
 
@@ -491,62 +487,6 @@ func TestInitFromHistory(t *testing.T) {
 	}
 	if out, _, code := rein(t, dir, "", "check", "mytool --check"); code != exitOK {
 		t.Errorf("after --write: %d %s", code, out)
-	}
-}
-
-// The same command gets the same verdict on every path that vets one:
-// rein check, rein exec --dry-run, the tool set rein ask and rein mcp give
-// the model (its policy built as they build it), and rein hook (--check-only,
-// which does not rewrite). A drift between them is a command one door lets
-// through and another refuses.
-func TestEveryDoorDecidesAlike(t *testing.T) {
-	dir := hookWorkspace(t)
-	os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte("(import 'rein.libsonnet').presets.dev + { deny+: ['git push*'], rules+: [{ name: 'no-prod', decision: 'deny', reason: 'not prod', each: 'any(cmd.args, {# == \"prod\"})' }] }\n"), 0o644)
-	g := &Globals{Dir: dir}
-	t.Setenv("CI", "true")
-	r, err := loadRecipe(g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := newPolicy(r, policy.Options{Tool: tools.RunCommand})
-	if err != nil {
-		t.Fatal(err)
-	}
-	set := tools.NewSet(p, runner.New(p, runner.Options{}), tools.Options{DryRun: true})
-	for _, command := range []string{"git status", "ls -la src", "rm -rf src", "rm -rf ~/x", "cat .env", "git push origin main", "mytool --check", "kubectl get pods prod", "echo x > notes.txt", "curl https://example.com"} {
-		want := p.Check(command).Verdict.String()
-		out, _, _ := rein(t, dir, "", "check", "--json", command)
-		var checked struct{ Verdict string }
-		json.Unmarshal([]byte(out), &checked)
-		out, _, _ = rein(t, dir, "", "exec", "--dry-run", "--json", command)
-		var dry struct{ Verdict string }
-		json.Unmarshal([]byte(out), &dry)
-		if dry.Verdict == "" {
-			dry.Verdict = "deny" // a refusal prints the result object, not the decision
-			if strings.Contains(out, "needs confirmation") {
-				dry.Verdict = "ask"
-			}
-		}
-		o := set.Call(context.Background(), tools.RunCommand, fmt.Sprintf(`{"command":%q,"reason":"x"}`, command))
-		toolVerdict := "allow"
-		switch e := errorOf(o); {
-		case strings.Contains(e, "confirmation"):
-			toolVerdict = "ask"
-		case e != "":
-			toolVerdict = "deny"
-		}
-		b, _ := json.Marshal(map[string]any{"session_id": "s", "cwd": dir, "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": map[string]string{"command": command}, "tool_use_id": "t"})
-		out, _, _ = rein(t, "", string(b), "hook", "claude-code", "--check-only")
-		hookVerdict := parseHookReply(t, "claude-code", out).Decision
-		if want == "allow" && hookVerdict == "ask" {
-			hookVerdict = "allow" // --check-only asks what only rein's runner makes safe
-		}
-		got := []string{checked.Verdict, dry.Verdict, toolVerdict, hookVerdict}
-		for i, door := range []string{"rein check", "rein exec --dry-run", "the tool set", "rein hook"} {
-			if got[i] != want {
-				t.Errorf("%s: %s says %s, the policy %s", command, door, got[i], want)
-			}
-		}
 	}
 }
 

@@ -226,7 +226,7 @@ func Run(ctx context.Context, r *recipe.Recipe, name string, params map[string]s
 			runOpts.Timeout = t.Timeout.D()
 		}
 		for _, script := range Steps(t) {
-			d := p.Check(script)
+			d := run.Decide(policy.Facts{Text: script, Dir: t.Dir})
 			if opts.OnStep != nil {
 				opts.OnStep(n, script, d)
 			}
