@@ -75,7 +75,7 @@ type claudeBlock struct {
 // history replays the agent transcripts c names (or the agent's own for
 // this repository).
 func (c *replayCmd) history(g *Globals, e *env) error {
-	p, err := loadPolicy(g, "replay")
+	p, err := appOf(g).LoadPolicy("replay")
 	if err != nil {
 		return err
 	}
@@ -429,7 +429,7 @@ const minProposed = 2
 // refuses by name (a named danger, a secret): those stay asked.
 func (c *initCmd) fromHistory(g *Globals, e *env) error {
 	rc := &replayCmd{From: c.FromHistory}
-	p, err := loadPolicy(g, "init")
+	p, err := appOf(g).LoadPolicy("init")
 	if err != nil {
 		return err
 	}

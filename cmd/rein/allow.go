@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/reinsh/rein/engine/app"
 	"os"
 	"strings"
 	"time"
@@ -55,7 +56,7 @@ func (c *allowCmd) Run(g *Globals, e *env) error {
 // test (rein allow, and the [r] answer of rein ask's prompt), and says
 // what it did.
 func addToRecipe(g *Globals, text, description string, dryRun bool) (string, error) {
-	p, err := loadPolicy(g, "allow")
+	p, err := appOf(g).LoadPolicy("allow")
 	if err != nil {
 		return "", err
 	}
@@ -82,7 +83,7 @@ func addToRecipe(g *Globals, text, description string, dryRun bool) (string, err
 		return fmt.Sprintf("would append to %s:\n%s", path, addition), nil
 	}
 	wasTrusted := false
-	if a, err := checkApproval(r); err == nil && a != nil && a.state == trust.Trusted {
+	if a, err := app.CheckApproval(r); err == nil && a != nil && a.State == trust.Trusted {
 		wasTrusted = true
 	}
 	after := strings.TrimRight(string(before), "\n") + "\n" + addition
@@ -90,7 +91,7 @@ func addToRecipe(g *Globals, text, description string, dryRun bool) (string, err
 		return "", err
 	}
 	// The recipe must load, and allow the command, as it now reads.
-	np, err := loadPolicy(g, "allow")
+	np, err := appOf(g).LoadPolicy("allow")
 	if err == nil && np.Check(text).Verdict != policy.Allow {
 		err = fmt.Errorf("it still does not allow it (rule %s: %s)", np.Check(text).Rule, np.Check(text).Reason)
 	}
@@ -101,8 +102,8 @@ func addToRecipe(g *Globals, text, description string, dryRun bool) (string, err
 		return "", fmt.Errorf("adding %s to %s failed, so the file is as it was: %v", text, path, err)
 	}
 	if wasTrusted {
-		if a, err := checkApproval(np.Recipe()); err == nil && a != nil {
-			if err := a.record.Trust(a.path, a.fingerprint, a.files); err != nil {
+		if a, err := app.CheckApproval(np.Recipe()); err == nil && a != nil {
+			if err := a.Approve(); err != nil {
 				return "", fmt.Errorf("added, but the approval could not be renewed: %v; run rein trust", err)
 			}
 		}

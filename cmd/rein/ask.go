@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/reinsh/rein/engine/app"
 	"os"
 	"os/signal"
 	"runtime"
@@ -88,7 +89,7 @@ func (c *askCmd) Run(g *Globals, e *env) error {
 }
 
 func (c *askCmd) run(g *Globals, e *env, sessionName *string) error {
-	r, err := loadRecipe(g)
+	r, err := appOf(g).LoadRecipe()
 	if err != nil {
 		return err
 	}
@@ -100,10 +101,11 @@ func (c *askCmd) run(g *Globals, e *env, sessionName *string) error {
 	}
 	r.Allow = append(r.Allow, globList(c.AlsoAllow)...)
 	r.Deny = append(r.Deny, globList(c.CommandDeny)...)
-	p, err := newPolicy(r, policy.Options{Tool: tools.RunCommand, Only: globList(c.CommandAllow)})
+	a, err := app.Assemble(r, policy.Options{Tool: tools.RunCommand, Only: globList(c.CommandAllow)}, e.stderr)
 	if err != nil {
 		return err
 	}
+	run := a.Runner
 	model := c.Model
 	if model == "" {
 		model = r.Provider.Model
@@ -133,7 +135,7 @@ func (c *askCmd) run(g *Globals, e *env, sessionName *string) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	st, err := openStore(g)
+	st, err := appOf(g).OpenStore()
 	if err != nil {
 		return err
 	}
@@ -152,10 +154,6 @@ func (c *askCmd) run(g *Globals, e *env, sessionName *string) error {
 	show := printer.Event
 	if c.JSON {
 		show = report.JSONEvents(e.stdout, name)
-	}
-	run, err := newRunner(p, e)
-	if err != nil {
-		return err
 	}
 	contextMessages := func() []message.Message { return agent.Context(ctx, run, r.Context, show) }
 	if c.Session != "" && !c.NewSession {
@@ -188,7 +186,7 @@ func (c *askCmd) run(g *Globals, e *env, sessionName *string) error {
 	if e.stdinTerminal && !c.JSON {
 		approver = report.TerminalApprover(e.stdin, e.stderr)
 	}
-	set := tools.NewSet(p, run, tools.Options{
+	set := a.Tools(tools.Options{
 		Approver: approver, Yes: c.Yes, ConfirmAll: c.ConfirmCommands, AllowCommands: c.AllowCommands, NoCommands: c.NoAllowCommands, DryRun: c.DryRun,
 		BeforeCommand: func(ce tools.CommandEvent) { onEvent(agent.CommandEvent(ce)) },
 		StartCommand:  rec.Start,

@@ -33,7 +33,7 @@ func (c *checkCmd) Run(g *Globals, e *env) error {
 	if c.Task != "" {
 		return c.task(g, e)
 	}
-	p, err := loadPolicy(g, "check")
+	p, err := appOf(g).LoadPolicy("check")
 	if err != nil {
 		return err
 	}
@@ -134,7 +134,7 @@ func verdictExit(v policy.Verdict) error {
 
 // task vets every step a task would run, each with its task's policy.
 func (c *checkCmd) task(g *Globals, e *env) error {
-	r, err := loadRecipe(g)
+	r, err := appOf(g).LoadRecipe()
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,7 @@ grant beyond the readonly preset.`
 
 func (c *compileCmd) Run(g *Globals, e *env) error {
 	// loadPolicy also compiles the expr rules, so a broken rule fails here.
-	p, err := loadPolicy(g, "compile")
+	p, err := appOf(g).LoadPolicy("compile")
 	if err != nil {
 		return err
 	}

@@ -18,7 +18,7 @@ restriction, resource limits) and what the recipe here will enforce.`
 
 func (c *doctorCmd) Run(g *Globals, e *env) error {
 	st := sandbox.Probe()
-	r, err := loadRecipe(g)
+	r, err := appOf(g).LoadRecipe()
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/reinsh/rein/engine/app"
 	"io"
 	"os"
 	"path/filepath"
@@ -62,7 +63,7 @@ func doorsWorkspace(t *testing.T, commands []string) (string, *recipe.Recipe) {
 	text := "(import 'rein.libsonnet').presets.dev + { deny+: ['git push*'], rules+: [{ name: 'no-prod', decision: 'deny', reason: 'not prod', each: 'any(cmd.args, {# == \"prod\"})' }], tasks+: {\n" + taskList.String() + "} }\n"
 	os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(text), 0o644)
 	t.Setenv("CI", "true")
-	r, err := loadRecipe(&Globals{Dir: dir})
+	r, err := appOf(&Globals{Dir: dir}).LoadRecipe()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func doorsWorkspace(t *testing.T, commands []string) (string, *recipe.Recipe) {
 // client. dryRun: the tool set decides and runs nothing.
 func toolDoors(t *testing.T, r *recipe.Recipe, dryRun bool) []door {
 	t.Helper()
-	p, err := newPolicy(r, policy.Options{Tool: tools.RunCommand})
+	p, err := app.NewPolicy(r, policy.Options{Tool: tools.RunCommand})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +191,7 @@ func TestEveryDoorDecidesAlike(t *testing.T) {
 		return d.Verdict.String(), d.Rule, true
 	}})
 
-	p, err := newPolicy(r, policy.Options{Tool: tools.RunCommand})
+	p, err := app.NewPolicy(r, policy.Options{Tool: tools.RunCommand})
 	if err != nil {
 		t.Fatal(err)
 	}

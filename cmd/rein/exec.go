@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/reinsh/rein/engine/app"
 	"github.com/reinsh/rein/shellparse"
 	"io"
 	"os"
@@ -47,12 +48,12 @@ check, which runs nothing, answers 0 allow, 1 deny, 3 ask.)`
 }
 
 func (c *execCmd) Run(g *Globals, e *env) error {
-	var db *pendingStore
+	var db *app.PendingStore
 	if !c.DryRun {
-		db = openStoreAsync(g)
-		defer db.discard()
+		db = appOf(g).OpenStoreAsync()
+		defer db.Discard()
 	}
-	p, err := loadPolicy(g, "exec")
+	p, err := appOf(g).LoadPolicy("exec")
 	if err != nil {
 		return err
 	}
@@ -108,7 +109,7 @@ func (c *execCmd) Run(g *Globals, e *env) error {
 	if !c.JSON {
 		opts.Stdout, opts.Stderr = e.stdout, e.stderr
 	}
-	run, err := newRunner(p, e)
+	run, err := app.NewRunner(p, e.stderr)
 	if err != nil {
 		return err
 	}
@@ -231,9 +232,9 @@ type execAudit struct {
 	err  error
 }
 
-func (c *execCmd) startAudit(e *env, db *pendingStore, p *policy.Policy, text string, d *policy.Decision, running bool) *execAudit {
+func (c *execCmd) startAudit(e *env, db *app.PendingStore, p *policy.Policy, text string, d *policy.Decision, running bool) *execAudit {
 	a := &execAudit{e: e, rec: store.Command{Source: "exec", Workspace: p.Recipe().Workspace, Command: text, Verdict: d.Verdict.String(), Rule: d.Rule, Reason: d.Reason}}
-	a.st, a.err = db.take()
+	a.st, a.err = db.Take()
 	if c.Hook != "" {
 		// A hook's rewritten run: under the agent's name and session.
 		a.rec.Source, a.rec.ToolUseID = c.Hook, c.ToolUseID

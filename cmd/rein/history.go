@@ -20,7 +20,7 @@ type sessionsCmd struct {
 }
 
 func (c *sessionsCmd) Run(g *Globals, e *env) error {
-	st, err := openStore(g)
+	st, err := appOf(g).OpenStore()
 	if err != nil {
 		return err
 	}
@@ -66,7 +66,7 @@ type logCmd struct {
 }
 
 func (c *logCmd) Run(g *Globals, e *env) error {
-	st, err := openStore(g)
+	st, err := appOf(g).OpenStore()
 	if err != nil {
 		return err
 	}
@@ -123,7 +123,7 @@ func (c *auditCmd) Run(g *Globals, e *env) error {
 	if err != nil {
 		return err
 	}
-	st, err := openStore(g)
+	st, err := appOf(g).OpenStore()
 	if err != nil {
 		return err
 	}

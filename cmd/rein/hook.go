@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/reinsh/rein/engine/app"
 	"io"
 	"os"
 	"path/filepath"
@@ -131,13 +132,13 @@ func (h *hookAgent) decide(g *Globals, call *hook.Call) hook.Answer {
 	if st, err := os.Stat(local.Dir); err != nil || !st.IsDir() {
 		return refusal("the hook's working folder %s is not a folder rein can read: refused", local.Dir)
 	}
-	h.db = dbPath(&local)
+	h.db = appOf(&local).DBPath()
 	if abs, err := filepath.Abs(h.db); err == nil {
 		h.db = abs
 	}
-	db := openStoreAsync(&local)
-	defer db.discard()
-	p, err := loadPolicy(&local, "hook:"+string(call.Agent))
+	db := appOf(&local).OpenStoreAsync()
+	defer db.Discard()
+	p, err := appOf(&local).LoadPolicy("hook:" + string(call.Agent))
 	if err != nil {
 		return refusal("rein could not load the recipe for %s, so it refuses everything there: %v (rein check shows the same error)", local.Dir, err)
 	}
@@ -161,17 +162,17 @@ func (h *hookAgent) decide(g *Globals, call *hook.Call) hook.Answer {
 
 // unapproved says why the repository's recipe is not approved yet, or "".
 func (h *hookAgent) unapproved(p *policy.Policy) string {
-	if ciApproves() {
+	if app.CIApproves() {
 		return ""
 	}
-	c, err := checkApproval(p.Recipe())
+	c, err := app.CheckApproval(p.Recipe())
 	if err != nil {
 		return fmt.Sprintf("rein cannot tell whether this repository's recipe is approved (%v); approve it with rein trust", err)
 	}
-	if c == nil || c.state == trust.Trusted {
+	if c == nil || c.State == trust.Trusted {
 		return ""
 	}
-	return fmt.Sprintf("rein: the recipe %s is not approved yet, so a person decides each call; read it (rein compile --summary), then run rein trust in %s", c.path, filepath.Dir(c.path))
+	return fmt.Sprintf("rein: the recipe %s is not approved yet, so a person decides each call; read it (rein compile --summary), then run rein trust in %s", c.Path, filepath.Dir(c.Path))
 }
 
 // vet decides the access under the policy.
@@ -294,8 +295,8 @@ func agentSession(st *store.Store, agent, id, workspace string) *store.Session {
 
 // recordHook writes the hook's decision to the audit log (a rewritten
 // command's run is recorded by the rein exec it runs through).
-func recordHook(db *pendingStore, p *policy.Policy, call *hook.Call, access hook.Access, a hook.Answer) {
-	st, err := db.take()
+func recordHook(db *app.PendingStore, p *policy.Policy, call *hook.Call, access hook.Access, a hook.Answer) {
+	st, err := db.Take()
 	if err != nil {
 		return // the decision stands; the agent's own log keeps the call
 	}

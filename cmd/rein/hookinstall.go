@@ -48,7 +48,7 @@ func settingsFile(g *Globals, agent hook.Agent, user bool) (string, error) {
 		}
 		base = home
 	} else {
-		r, err := loadRecipe(g)
+		r, err := appOf(g).LoadRecipe()
 		if err != nil {
 			return "", err
 		}
@@ -114,7 +114,7 @@ func (c *hookInstall) Run(g *Globals, e *env) error {
 	// The agent's tools the recipe has answers for (hook.tools) reach the
 	// hook too.
 	var also []string
-	if r, err := loadRecipe(g); err == nil {
+	if r, err := appOf(g).LoadRecipe(); err == nil {
 		also = slices.Sorted(maps.Keys(r.Hook.Tools))
 	}
 	snippet := map[string]any{"hooks": map[string]any{event: []any{hookGroup(agent, command, also)}}}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/reinsh/rein/engine/app"
 	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/engine/recipe"
 	"os"
@@ -53,13 +54,13 @@ func (c *initCmd) Run(g *Globals, e *env) error {
 		return err
 	}
 	// Written here at the person's request, it is approved as written.
-	rec, err := openApprovals()
+	rec, err := app.OpenApprovals()
 	var written *recipe.Recipe
 	if err == nil {
 		// What it imports and the scripts it allows are part of it.
 		gd := *g
 		gd.Dir = dir
-		written, err = loadRecipe(&gd)
+		written, err = appOf(&gd).LoadRecipe()
 	}
 	if err == nil {
 		_, _, err = approve(rec, path, written.Imports, written.Scripts)

@@ -11,14 +11,14 @@ func TestDBPath(t *testing.T) {
 	state := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", state)
 	t.Setenv("REIN_DB", "")
-	if got, want := dbPath(&Globals{}), filepath.Join(state, "rein", "rein.db"); got != want {
+	if got, want := appOf(&Globals{}).DBPath(), filepath.Join(state, "rein", "rein.db"); got != want {
 		t.Errorf("default: %s, want %s", got, want)
 	}
 	t.Setenv("REIN_DB", "/elsewhere/env.db")
-	if got := dbPath(&Globals{}); got != "/elsewhere/env.db" {
+	if got := appOf(&Globals{}).DBPath(); got != "/elsewhere/env.db" {
 		t.Errorf("REIN_DB: %s", got)
 	}
-	if got := dbPath(&Globals{DB: "flag.db"}); got != "flag.db" {
+	if got := appOf(&Globals{DB: "flag.db"}).DBPath(); got != "flag.db" {
 		t.Errorf("--db: %s", got)
 	}
 }

@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/reinsh/rein/engine/app"
 	"os"
 	"os/signal"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/reinsh/rein/engine/mcpserver"
+	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/engine/session"
 	"github.com/reinsh/rein/engine/tools"
 	"github.com/reinsh/rein/engine/version"
@@ -29,11 +31,14 @@ the client supports elicitation. Logs go to standard error.`
 func (c *mcpCmd) Run(g *Globals, e *env) error {
 	// The same tool name as rein ask's: a rule that tests tool treats a
 	// run_command call alike whoever makes it.
-	p, err := loadPolicy(g, tools.RunCommand)
+	r, err := appOf(g).LoadRecipe()
 	if err != nil {
 		return err
 	}
-	r := p.Recipe()
+	a, err := app.Assemble(r, policy.Options{Tool: tools.RunCommand}, e.stderr)
+	if err != nil {
+		return err
+	}
 	// An unapproved recipe still gets a server (clients only said
 	// "Connection closed"): every call is answered with why and what to do.
 	refusal, err := approvalRefusal(r)
@@ -43,7 +48,7 @@ func (c *mcpCmd) Run(g *Globals, e *env) error {
 	if refusal != "" {
 		fmt.Fprintln(e.stderr, "rein mcp: "+refusal)
 	}
-	st, err := openStore(g)
+	st, err := appOf(g).OpenStore()
 	if err != nil {
 		return err
 	}
@@ -63,11 +68,7 @@ func (c *mcpCmd) Run(g *Globals, e *env) error {
 	if r.MCP.Elicitation {
 		opts.Approver = mcpserver.Approver()
 	}
-	run, err := newRunner(p, e)
-	if err != nil {
-		return err
-	}
-	srv, err := mcpserver.New(tools.NewSet(p, run, opts), mcpserver.Options{Version: version.String(), Recorder: rec, Refuse: refusal})
+	srv, err := mcpserver.New(a.Tools(opts), mcpserver.Options{Version: version.String(), Recorder: rec, Refuse: refusal})
 	if err != nil {
 		return err
 	}

@@ -43,11 +43,11 @@ func (c *replayCmd) Run(g *Globals, e *env) error {
 		return fmt.Errorf("give one session name (rein sessions lists them), or --from claude-code to re-vet an agent's own history")
 	}
 	name := c.Name[0]
-	p, err := loadPolicy(g, "replay")
+	p, err := appOf(g).LoadPolicy("replay")
 	if err != nil {
 		return err
 	}
-	st, err := openStore(g)
+	st, err := appOf(g).OpenStore()
 	if err != nil {
 		return err
 	}

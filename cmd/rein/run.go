@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/reinsh/rein/engine/app"
 	"os"
 	"os/signal"
 	"strings"
@@ -30,7 +31,7 @@ explicit allow list (see rein check --task).`
 }
 
 func (c *runCmd) Run(g *Globals, e *env) error {
-	r, err := loadRecipe(g)
+	r, err := appOf(g).LoadRecipe()
 	if err != nil {
 		return err
 	}
@@ -60,7 +61,7 @@ func (c *runCmd) Run(g *Globals, e *env) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	st, stErr := openStore(g)
+	st, stErr := appOf(g).OpenStore()
 	if stErr != nil {
 		fmt.Fprintf(e.stderr, "rein: warning: not audited: %v\n", stErr)
 	} else {
@@ -100,7 +101,7 @@ func (c *runCmd) Run(g *Globals, e *env) error {
 	}
 	var runnerErr error
 	opts.Runner = func(p *policy.Policy) *runner.Runner {
-		run, err := newRunner(p, e)
+		run, err := app.NewRunner(p, e.stderr)
 		if err != nil {
 			runnerErr = err
 			return runner.New(p, runner.Options{Sandbox: &sandbox.Config{Mode: "read-only", Workspace: p.Recipe().Workspace}})

@@ -27,7 +27,7 @@ Exit status: 0 when every case passes, 1 when any fails, 2 on a recipe error.`
 }
 
 func (c *testCmd) Run(g *Globals, e *env) error {
-	p, err := loadPolicy(g, "test")
+	p, err := appOf(g).LoadPolicy("test")
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,7 @@ Schemas (exposed tasks included), and the catalog list_allowed_commands returns.
 }
 
 func (c *toolsCmd) Run(g *Globals, e *env) error {
-	p, err := loadPolicy(g, "tools")
+	p, err := appOf(g).LoadPolicy("tools")
 	if err != nil {
 		return err
 	}

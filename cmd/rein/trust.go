@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/reinsh/rein/engine/app"
 	"io"
 	"os"
 	"path/filepath"
@@ -36,7 +37,7 @@ func (c *trustCmd) Run(g *Globals, e *env) error {
 	if g.Preset != "" {
 		return fmt.Errorf("rein trust approves the repository's %s, which --preset %s replaces: leave --preset out", recipe.FileName, g.Preset)
 	}
-	rec, err := openApprovals()
+	rec, err := app.OpenApprovals()
 	if err != nil {
 		return err
 	}
@@ -80,7 +81,7 @@ func (c *trustCmd) Run(g *Globals, e *env) error {
 		}
 		return nil
 	}
-	r, err := loadRecipe(g)
+	r, err := appOf(g).LoadRecipe()
 	if err != nil {
 		return err
 	}
@@ -113,87 +114,42 @@ func approve(rec *trust.Record, path string, imports, scripts []string) (fingerp
 	return fingerprint, files, err
 }
 
-// openApprovals opens the approvals (trust.Path), whatever --db says.
-func openApprovals() (*trust.Record, error) {
-	path := trust.Path()
-	if path == "" {
-		return nil, fmt.Errorf("rein has no state folder to keep approved recipes in (no home folder and no XDG_STATE_HOME); set XDG_STATE_HOME")
+// approvalRefusal says why the repository's recipe may not run anything
+// yet ("" when it may), without asking anyone: rein mcp answers every call
+// with it.
+func approvalRefusal(r *recipe.Recipe) (string, error) {
+	if app.CIApproves() {
+		return "", nil
 	}
-	return trust.Open(path)
-}
-
-// approvalCheck is the repository recipe as it is now, and what the
-// approvals say of it.
-type approvalCheck struct {
-	path, fingerprint string
-	files             []string
-	record            *trust.Record
-	state             trust.State
-}
-
-// checkApproval looks the repository recipe the loaded recipe was merged
-// from up in the approvals; nil when there is none (no rein.jsonnet, or a
-// preset in its place).
-func checkApproval(r *recipe.Recipe) (*approvalCheck, error) {
-	path, ok := r.Repository()
-	if !ok {
-		return nil, nil
+	c, err := app.CheckApproval(r)
+	if err != nil || c == nil || c.State == trust.Trusted {
+		return "", err
 	}
-	c := &approvalCheck{path: path}
-	var err error
-	if c.record, err = openApprovals(); err != nil {
-		return nil, err
-	}
-	if c.fingerprint, c.files, err = trust.Fingerprint(path, r.Imports, r.Scripts); err != nil {
-		return nil, err
-	}
-	c.state = c.record.State(path, c.fingerprint)
-	return c, nil
+	return fmt.Sprintf("the recipe %s is not approved: %s. It decides what commands may run here; read it (rein compile --summary shows what it allows), then run rein trust in %s, and restart this server", c.Path, c.Why(), filepath.Dir(c.Path)), nil
 }
 
 // requireTrust lets a command that runs things go on only under a
 // repository recipe someone approved as it is now: asking in a terminal,
 // refusing elsewhere with what to do.
-// approvalRefusal says why the repository's recipe may not run anything
-// yet ("" when it may), without asking anyone: rein mcp answers every call
-// with it.
-func approvalRefusal(r *recipe.Recipe) (string, error) {
-	if ciApproves() {
-		return "", nil
-	}
-	c, err := checkApproval(r)
-	if err != nil || c == nil || c.state == trust.Trusted {
-		return "", err
-	}
-	why := map[trust.State]string{
-		trust.New:     "rein has not seen it on this machine",
-		trust.Changed: "it (or a file it imports) changed since it was approved",
-	}[c.state]
-	return fmt.Sprintf("the recipe %s is not approved: %s. It decides what commands may run here; read it (rein compile --summary shows what it allows), then run rein trust in %s, and restart this server", c.path, why, filepath.Dir(c.path)), nil
-}
-
 func requireTrust(r *recipe.Recipe, e *env) error {
-	if ciApproves() {
+	if app.CIApproves() {
 		return nil
 	}
-	c, err := checkApproval(r)
-	if err != nil || c == nil || c.state == trust.Trusted {
+	c, err := app.CheckApproval(r)
+	if err != nil || c == nil || c.State == trust.Trusted {
 		return err
 	}
-	why := map[trust.State]string{
-		trust.New:     "rein has not seen it on this machine",
-		trust.Changed: "it (or a file it imports) changed since it was approved",
-	}[c.state]
+	why := c.Why()
 	summary := report.RecipeSummary(r)
 	if !e.stdinTerminal {
-		fmt.Fprintf(e.stderr, "rein: the recipe %s is not approved: %s. It decides what commands may run here (it allows: %s). Read it (rein compile --summary shows what it allows), then run rein trust; or use --preset readonly to run without it.\n", c.path, why, summary)
+		fmt.Fprintf(e.stderr, "rein: the recipe %s is not approved: %s. It decides what commands may run here (it allows: %s). Read it (rein compile --summary shows what it allows), then run rein trust; or use --preset readonly to run without it.\n", c.Path, why, summary)
 		return codeError(exitUsage)
 	}
-	fmt.Fprintf(e.stderr, "rein: %s decides what commands may run here, and %s.\n  it allows: %s\n", c.path, why, summary)
+	fmt.Fprintf(e.stderr, "rein: %s decides what commands may run here, and %s.\n  it allows: %s\n", c.Path, why, summary)
 	for _, w := range report.Widenings(r) {
 		fmt.Fprintf(e.stderr, "  + %s\n", w)
 	}
-	if c.state == trust.Changed {
+	if c.State == trust.Changed {
 		showChanges(e.stderr, c)
 	}
 	fmt.Fprint(e.stderr, "Approve it as it is now? [y/N] ")
@@ -201,28 +157,23 @@ func requireTrust(r *recipe.Recipe, e *env) error {
 		fmt.Fprintln(e.stderr, "rein: not approved; nothing was run (rein trust approves it later)")
 		return codeError(exitUsage)
 	}
-	return c.record.Trust(c.path, c.fingerprint, c.files)
+	return c.Approve()
 }
 
 // approval says whether the repository recipe is approved, for rein doctor.
 func approval(r *recipe.Recipe) (path, state string) {
-	c, err := checkApproval(r)
+	c, err := app.CheckApproval(r)
 	switch {
 	case err != nil:
 		return "?", err.Error()
 	case c == nil:
 		return "", ""
-	case c.state == trust.Trusted:
-		return c.path, "yes"
-	case ciApproves():
-		return c.path, "by CI=true (" + c.state.String() + " to rein)"
+	case c.State == trust.Trusted:
+		return c.Path, "yes"
+	case app.CIApproves():
+		return c.Path, "by CI=true (" + c.State.String() + " to rein)"
 	}
-	return c.path, "no, " + c.state.String() + " — rein ask, exec, run and mcp ask first; rein trust approves it"
-}
-
-func ciApproves() bool {
-	v := strings.ToLower(os.Getenv("CI"))
-	return v == "true" || v == "1"
+	return c.Path, "no, " + c.State.String() + " — rein ask, exec, run and mcp ask first; rein trust approves it"
 }
 
 // readLine reads one line byte by byte, so that nothing after it is taken
@@ -247,12 +198,12 @@ func readLine(r io.Reader) string {
 
 // showChanges shows a changed recipe (and the files it imports, the
 // scripts it runs) as what changed since it was approved.
-func showChanges(w io.Writer, c *approvalCheck) {
-	was, ok := c.record.Approved(c.path)
+func showChanges(w io.Writer, c *app.Approval) {
+	was, ok := c.Record.Approved(c.Path)
 	if !ok {
 		return
 	}
-	files := slices.Compact(slices.Sorted(slices.Values(append(append([]string(nil), c.files...), was.Files...))))
+	files := slices.Compact(slices.Sorted(slices.Values(append(append([]string(nil), c.Files...), was.Files...))))
 	for _, f := range files {
 		old, had := was.Texts[f]
 		b, err := os.ReadFile(f)
