@@ -169,7 +169,8 @@ func (c *askCmd) run(g *Globals, e *env, sessionName *string) error {
 			}
 		}
 	}
-	history, rec, err := session.Start(ctx, st, name, c.NewSession, r.Workspace, model, system, strings.Join(c.Question, " "), contextMessages)
+	history, rec, err := session.Start(ctx, st, session.StartOptions{Name: name, Fresh: c.NewSession, Workspace: r.Workspace, Model: model,
+		System: system, Question: strings.Join(c.Question, " "), Context: contextMessages})
 	if err != nil {
 		return err
 	}

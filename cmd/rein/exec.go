@@ -233,7 +233,7 @@ type execAudit struct {
 }
 
 func (c *execCmd) startAudit(e *env, db *app.PendingStore, p *policy.Policy, text string, d *policy.Decision, running bool) *execAudit {
-	a := &execAudit{e: e, rec: store.Command{Source: "exec", Workspace: p.Recipe().Workspace, Command: text, Verdict: d.Verdict.String(), Rule: d.Rule, Reason: d.Reason}}
+	a := &execAudit{e: e, rec: store.Command{Source: "exec", Workspace: p.Recipe().Workspace, Command: text, Verdict: d.Verdict, Rule: d.Rule, Reason: d.Reason}}
 	a.st, a.err = db.Take()
 	if c.Hook != "" {
 		// A hook's rewritten run: under the agent's name and session.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/reinsh/rein/engine/policy"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -128,7 +129,15 @@ func (c *auditCmd) Run(g *Globals, e *env) error {
 		return err
 	}
 	defer st.Close()
-	rows, err := st.Audit(context.Background(), store.Filter{Since: since, Session: c.Session, Verdict: c.Verdict, Workspace: c.Workspace})
+	f := store.Filter{Since: since, Session: c.Session, Workspace: c.Workspace}
+	if c.Verdict != "" {
+		v, err := policy.ParseVerdict(c.Verdict)
+		if err != nil {
+			return err
+		}
+		f.Verdicts = []policy.Verdict{v}
+	}
+	rows, err := st.Audit(context.Background(), f)
 	if err != nil {
 		return err
 	}

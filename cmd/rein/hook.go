@@ -305,7 +305,10 @@ func recordHook(db *app.PendingStore, p *policy.Policy, call *hook.Call, access 
 	if access.Kind != hook.Shell {
 		text = call.Tool + " " + strings.Join(access.Paths, " ")
 	}
-	verdict := string(a.Decision)
-	c := store.Command{Source: "hook:" + string(call.Agent), Workspace: p.Recipe().Workspace, Command: text, Verdict: verdict, Rule: a.Rule, Reason: a.Reason, ToolUseID: call.ToolUseID}
+	v, err := policy.ParseVerdict(string(a.Decision))
+	if err != nil {
+		return // no opinion: nothing was decided
+	}
+	c := store.Command{Source: "hook:" + string(call.Agent), Workspace: p.Recipe().Workspace, Command: text, Verdict: v, Rule: a.Rule, Reason: a.Reason, ToolUseID: call.ToolUseID}
 	session.FinishCall(st, 0, agentSession(st, string(call.Agent), call.SessionID, p.Recipe().Workspace), c, nil)
 }

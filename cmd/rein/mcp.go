@@ -59,7 +59,7 @@ func (c *mcpCmd) Run(g *Globals, e *env) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	_, rec, err := session.Start(ctx, st, name, false, r.Workspace, "mcp", "Tool calls from an MCP client.", "(mcp server started)", nil)
+	_, rec, err := session.Start(ctx, st, session.StartOptions{Name: name, Workspace: r.Workspace, Model: "mcp", System: "Tool calls from an MCP client.", Question: "(mcp server started)"})
 	if err != nil {
 		return err
 	}

@@ -27,12 +27,12 @@ allow, ask → allow), 0 otherwise.`
 
 // replayChange is one command whose decision differs.
 type replayChange struct {
-	Command string `json:"command"`
-	Before  string `json:"before"`
-	After   string `json:"after"`
-	Rule    string `json:"rule"`
-	Reason  string `json:"reason"`
-	Looser  bool   `json:"more_permissive"`
+	Command string         `json:"command"`
+	Before  policy.Verdict `json:"before"`
+	After   policy.Verdict `json:"after"`
+	Rule    string         `json:"rule"`
+	Reason  string         `json:"reason"`
+	Looser  bool           `json:"more_permissive"`
 }
 
 func (c *replayCmd) Run(g *Globals, e *env) error {
@@ -63,16 +63,13 @@ func (c *replayCmd) Run(g *Globals, e *env) error {
 	}
 	looser, same := 0, 0
 	for _, r := range rows {
-		before, err := policy.ParseVerdict(r.Verdict)
-		if err != nil {
-			continue
-		}
+		before := r.Verdict
 		d := p.Check(r.Command)
 		if d.Verdict == before {
 			same++
 			continue
 		}
-		ch := replayChange{Command: r.Command, Before: r.Verdict, After: d.Verdict.String(), Rule: d.Rule, Reason: d.Reason, Looser: d.Verdict < before}
+		ch := replayChange{Command: r.Command, Before: r.Verdict, After: d.Verdict, Rule: d.Rule, Reason: d.Reason, Looser: d.Verdict < before}
 		if ch.Looser {
 			looser++
 		}

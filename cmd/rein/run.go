@@ -13,6 +13,7 @@ import (
 	"github.com/reinsh/rein/engine/runner"
 	"github.com/reinsh/rein/engine/sandbox"
 	"github.com/reinsh/rein/engine/session"
+	"github.com/reinsh/rein/engine/store"
 	"github.com/reinsh/rein/engine/tasks"
 )
 
@@ -79,7 +80,7 @@ func (c *runCmd) Run(g *Globals, e *env) error {
 		started = 0
 		if st != nil && d.Verdict != policy.Deny {
 			var err error
-			if started, err = session.StartCommand(st, nil, "run", r.Workspace, script, d.Verdict.String(), d.Rule, d.Reason); err != nil {
+			if started, err = session.StartCall(st, nil, runRecord(r.Workspace, script, d)); err != nil {
 				fmt.Fprintf(e.stderr, "rein: warning: not audited: %v\n", err)
 			}
 		}
@@ -95,7 +96,7 @@ func (c *runCmd) Run(g *Globals, e *env) error {
 		if st == nil {
 			return
 		}
-		if err := session.FinishCommand(st, started, nil, "run", r.Workspace, script, d.Verdict.String(), d.Rule, d.Reason, res); err != nil {
+		if err := session.FinishCall(st, started, nil, runRecord(r.Workspace, script, d), res); err != nil {
 			fmt.Fprintf(e.stderr, "rein: warning: not audited: %v\n", err)
 		}
 	}
@@ -133,4 +134,9 @@ func (c *runCmd) Run(g *Globals, e *env) error {
 
 func oneLine(s string) string {
 	return report.Clip(strings.ReplaceAll(strings.TrimSpace(s), "\n", "; "), 100)
+}
+
+// runRecord is the audit record of a task's step.
+func runRecord(workspace, script string, d *policy.Decision) store.Command {
+	return store.Command{Source: "run", Workspace: workspace, Command: script, Verdict: d.Verdict, Rule: d.Rule, Reason: d.Reason}
 }

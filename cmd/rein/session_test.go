@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"github.com/reinsh/rein/engine/policy"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -127,7 +128,7 @@ func TestSessionsLogAuditReplay(t *testing.T) {
 	}
 	var first store.Command
 	json.Unmarshal([]byte(lines[0]), &first)
-	if first.Session != "demo" || first.Command != "cat README.md" || first.Verdict != "allow" || first.ExitCode == nil || *first.ExitCode != 0 || first.Workspace != dir {
+	if first.Session != "demo" || first.Command != "cat README.md" || first.Verdict != policy.Allow || first.ExitCode == nil || *first.ExitCode != 0 || first.Workspace != dir {
 		t.Errorf("audit row %+v", first)
 	}
 	out, _, _ = rein(t, dir, "", "audit", "--verdict", "deny")

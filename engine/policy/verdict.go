@@ -1,43 +1,18 @@
 package policy
 
-import (
-	"encoding/json"
-	"fmt"
-)
+import "github.com/reinsh/rein/engine/verdict"
 
-// Verdict is the outcome of vetting: allow, ask or deny. Larger is stricter.
-type Verdict int
+// Verdict is the outcome of vetting: allow, ask or deny (package verdict).
+type Verdict = verdict.Verdict
 
 const (
-	Allow Verdict = iota
-	Ask
-	Deny
+	Allow = verdict.Allow
+	Ask   = verdict.Ask
+	Deny  = verdict.Deny
 )
 
-func (v Verdict) String() string {
-	switch v {
-	case Allow:
-		return "allow"
-	case Ask:
-		return "ask"
-	case Deny:
-		return "deny"
-	}
-	return fmt.Sprintf("verdict(%d)", int(v))
-}
-
 // ParseVerdict reads "allow", "ask" or "deny".
-func ParseVerdict(s string) (Verdict, error) {
-	switch s {
-	case "allow":
-		return Allow, nil
-	case "ask":
-		return Ask, nil
-	case "deny":
-		return Deny, nil
-	}
-	return Deny, fmt.Errorf("unknown decision %q (want allow, ask or deny)", s)
-}
+func ParseVerdict(s string) (Verdict, error) { return verdict.Parse(s) }
 
 // mustVerdict is ParseVerdict for values the schema has already checked;
 // anything unexpected is treated as deny.
@@ -47,18 +22,6 @@ func mustVerdict(s string) Verdict {
 		return Deny
 	}
 	return v
-}
-
-func (v Verdict) MarshalJSON() ([]byte, error) { return json.Marshal(v.String()) }
-
-func (v *Verdict) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return err
-	}
-	p, err := ParseVerdict(s)
-	*v = p
-	return err
 }
 
 // Result is one decision with the rule that made it and why.

@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/reinsh/rein/engine/policy"
 	"sync"
 	"time"
 
@@ -56,14 +57,26 @@ func NewName() string {
 // interrupted tool calls answered) or a new system prompt, then the
 // question, which is already written.
 //
-// contextMessages, called only for a conversation that is starting, gives
-// the messages that follow the system prompt (the recipe's context).
-func Start(ctx context.Context, st *store.Store, name string, fresh bool, workspace, model, system, question string, contextMessages func() []message.Message) ([]message.Message, *Recorder, error) {
-	sess, err := st.Session(ctx, name, workspace, model, true)
+// StartOptions say which conversation Start opens and what it begins with.
+type StartOptions struct {
+	Name  string // the session's name
+	Fresh bool   // start it over, dropping what it held
+	// Workspace and Model are recorded with a new session.
+	Workspace, Model string
+	// System is the system prompt of a conversation that is starting;
+	// Question the person's message, written in every case.
+	System, Question string
+	// Context, called only for a conversation that is starting, gives the
+	// messages that follow the system prompt (the recipe's context).
+	Context func() []message.Message
+}
+
+func Start(ctx context.Context, st *store.Store, o StartOptions) ([]message.Message, *Recorder, error) {
+	sess, err := st.Session(ctx, o.Name, o.Workspace, o.Model, true)
 	if err != nil {
 		return nil, nil, err
 	}
-	if fresh {
+	if o.Fresh {
 		if err := st.Reset(ctx, sess); err != nil {
 			return nil, nil, err
 		}
@@ -72,13 +85,13 @@ func Start(ctx context.Context, st *store.Store, name string, fresh bool, worksp
 	if err != nil {
 		return nil, nil, err
 	}
-	rec := &Recorder{store: st, session: sess, source: "ask", workspace: workspace}
+	rec := &Recorder{store: st, session: sess, source: "ask", workspace: o.Workspace}
 	if len(history) == 0 {
-		sys := message.Text(message.System, system)
+		sys := message.Text(message.System, o.System)
 		history = append(history, sys)
 		rec.Message(sys)
-		if contextMessages != nil {
-			for _, m := range contextMessages() {
+		if o.Context != nil {
+			for _, m := range o.Context() {
 				history = append(history, m)
 				rec.Message(m)
 			}
@@ -95,7 +108,7 @@ func Start(ctx context.Context, st *store.Store, name string, fresh bool, worksp
 			rec.Message(m)
 		}
 	}
-	q := message.Text(message.User, question)
+	q := message.Text(message.User, o.Question)
 	history = append(history, q)
 	rec.Message(q)
 	return history, rec, rec.Err
@@ -144,10 +157,15 @@ func (r *Recorder) Usage(u provider.Usage) {
 	}
 }
 
+// record is the audit record of a command a tool ran or refused.
+func (r *Recorder) record(ev tools.CommandEvent) store.Command {
+	return store.Command{Source: r.source, Workspace: r.workspace, Command: ev.Command, Verdict: ev.Decision.Verdict, Rule: ev.Decision.Rule, Reason: ev.Decision.Reason}
+}
+
 // Start records a command about to run (the tool set's StartCommand); its
 // row is completed by Command.
 func (r *Recorder) Start(ev tools.CommandEvent) int64 {
-	id, err := StartCommand(r.store, r.session, r.source, r.workspace, ev.Command, ev.Decision.Verdict.String(), ev.Decision.Rule, ev.Decision.Reason)
+	id, err := StartCall(r.store, r.session, r.record(ev))
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.Err == nil {
@@ -159,7 +177,7 @@ func (r *Recorder) Start(ev tools.CommandEvent) int64 {
 // Command records a command the model ran or was refused (the tool set's
 // AfterCommand), completing the row Start made when there is one.
 func (r *Recorder) Command(ev tools.CommandEvent, res *runner.Result) {
-	err := FinishCommand(r.store, ev.AuditID, r.session, r.source, r.workspace, ev.Command, ev.Decision.Verdict.String(), ev.Decision.Rule, ev.Decision.Reason, res)
+	err := FinishCall(r.store, ev.AuditID, r.session, r.record(ev), res)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.Err == nil {
@@ -167,31 +185,16 @@ func (r *Recorder) Command(ev tools.CommandEvent, res *runner.Result) {
 	}
 }
 
-// StartCommand records a command before it runs and returns its row for
-// FinishCommand; a rein that dies before then leaves it showing as
+// StartCall records a command before it runs and returns its row for
+// FinishCall; a rein that dies before then leaves it showing as
 // interrupted.
-func StartCommand(st *store.Store, sess *store.Session, source, workspace, command, verdict, rule, reason string) (int64, error) {
-	return StartCall(st, sess, store.Command{Source: source, Workspace: workspace, Command: command, Verdict: verdict, Rule: rule, Reason: reason})
-}
-
-// StartCall is StartCommand for a whole record (a hook's, with its tool
-// call's id).
 func StartCall(st *store.Store, sess *store.Session, c store.Command) (int64, error) {
 	return st.Start(context.Background(), sess, c)
 }
 
-// Record writes one command to the audit log; sess may be nil (rein exec).
-func Record(st *store.Store, sess *store.Session, source, workspace, command, verdict, rule, reason string, res *runner.Result) error {
-	return FinishCommand(st, 0, sess, source, workspace, command, verdict, rule, reason, res)
-}
-
-// FinishCommand completes row id (from StartCommand) with the command's
-// outcome, or, when id is 0, writes the whole record at once.
-func FinishCommand(st *store.Store, id int64, sess *store.Session, source, workspace, command, verdict, rule, reason string, res *runner.Result) error {
-	return FinishCall(st, id, sess, store.Command{Source: source, Workspace: workspace, Command: command, Verdict: verdict, Rule: rule, Reason: reason}, res)
-}
-
-// FinishCall is FinishCommand for a whole record.
+// FinishCall completes row id (from StartCall) with the command's outcome,
+// or, when id is 0, writes the whole record at once; sess may be nil (rein
+// exec, rein run).
 func FinishCall(st *store.Store, id int64, sess *store.Session, c store.Command, res *runner.Result) error {
 	verdict := c.Verdict
 	if res != nil {
@@ -200,9 +203,9 @@ func FinishCall(st *store.Store, id int64, sess *store.Session, c store.Command,
 			code := res.ExitCode
 			c.ExitCode = &code
 		}
-		if res.DeniedBy != "" && verdict == "allow" {
+		if res.DeniedBy != "" && verdict == policy.Allow {
 			// Allowed when vetted, stopped at run time.
-			c.Verdict, c.Rule, c.Reason = "deny", res.DeniedBy, res.Error
+			c.Verdict, c.Rule, c.Reason = policy.Deny, res.DeniedBy, res.Error
 		}
 	}
 	if id > 0 {

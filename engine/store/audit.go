@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"github.com/reinsh/rein/engine/verdict"
 	"os"
 	"strings"
 	"time"
@@ -14,15 +15,15 @@ type Command struct {
 	Session string    `json:"session,omitempty"`
 	Source  string    `json:"source"` // ask, exec, run, mcp, hook:AGENT, AGENT (a hook's rewritten run)
 	// ToolUseID is the agent's id of the tool call a hook vetted.
-	ToolUseID  string `json:"tool_use_id,omitempty"`
-	Workspace  string `json:"workspace"`
-	Command    string `json:"command"`
-	Verdict    string `json:"verdict"`
-	Rule       string `json:"rule"`
-	Reason     string `json:"reason,omitempty"`
-	ExitCode   *int   `json:"exit_code"`
-	TimedOut   bool   `json:"timed_out,omitempty"`
-	DurationMS int64  `json:"duration_ms"`
+	ToolUseID  string          `json:"tool_use_id,omitempty"`
+	Workspace  string          `json:"workspace"`
+	Command    string          `json:"command"`
+	Verdict    verdict.Verdict `json:"verdict"`
+	Rule       string          `json:"rule"`
+	Reason     string          `json:"reason,omitempty"`
+	ExitCode   *int            `json:"exit_code"`
+	TimedOut   bool            `json:"timed_out,omitempty"`
+	DurationMS int64           `json:"duration_ms"`
 	// State is "ended" for a finished (or refused) command, "running" while
 	// the rein that started it lives, and "interrupted" when that rein died
 	// before the command ended: it may have run on unwatched.
@@ -85,7 +86,7 @@ func sessionID(sess *Session) any {
 type Filter struct {
 	Since     time.Time
 	Session   string
-	Verdict   string
+	Verdicts  []verdict.Verdict // only these (none: every verdict)
 	Workspace string
 	Limit     int
 }
@@ -102,8 +103,11 @@ func (s *Store) Audit(ctx context.Context, f Filter) ([]Command, error) {
 	if f.Session != "" {
 		where, args = append(where, "s.name = ?"), append(args, f.Session)
 	}
-	if f.Verdict != "" {
-		where, args = append(where, "c.verdict = ?"), append(args, f.Verdict)
+	if len(f.Verdicts) > 0 {
+		where = append(where, "c.verdict IN (?"+strings.Repeat(", ?", len(f.Verdicts)-1)+")")
+		for _, v := range f.Verdicts {
+			args = append(args, v.String())
+		}
 	}
 	if f.Workspace != "" {
 		where, args = append(where, "c.workspace = ?"), append(args, f.Workspace)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/reinsh/rein/engine/verdict"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -45,7 +46,7 @@ func appendMany(path, session string, n int) error {
 		if err := s.Append(ctx, sess, message.Text(message.User, fmt.Sprintf("%d", i))); err != nil {
 			return err
 		}
-		if err := s.Record(ctx, sess, Command{Source: "ask", Workspace: "/w", Command: "ls", Verdict: "allow"}); err != nil {
+		if err := s.Record(ctx, sess, Command{Source: "ask", Workspace: "/w", Command: "ls", Verdict: verdict.Allow}); err != nil {
 			return err
 		}
 	}
@@ -97,12 +98,12 @@ func TestRoundTripAndRepair(t *testing.T) {
 		t.Errorf("sessions %+v", list)
 	}
 	exit := 2
-	s.Record(ctx, sess, Command{Source: "ask", Workspace: "/work", Command: "go build", Verdict: "allow", Rule: "r", ExitCode: &exit, DurationMS: 5})
-	s.Record(ctx, nil, Command{Source: "exec", Workspace: "/other", Command: "rm x", Verdict: "deny", Rule: "d"})
+	s.Record(ctx, sess, Command{Source: "ask", Workspace: "/work", Command: "go build", Verdict: verdict.Allow, Rule: "r", ExitCode: &exit, DurationMS: 5})
+	s.Record(ctx, nil, Command{Source: "exec", Workspace: "/other", Command: "rm x", Verdict: verdict.Deny, Rule: "d"})
 	for _, tt := range []struct {
 		f    Filter
 		want int
-	}{{Filter{}, 2}, {Filter{Session: "demo"}, 1}, {Filter{Verdict: "deny"}, 1}, {Filter{Workspace: "/other"}, 1}, {Filter{Since: time.Now().Add(time.Hour)}, 0}} {
+	}{{Filter{}, 2}, {Filter{Session: "demo"}, 1}, {Filter{Verdicts: []verdict.Verdict{verdict.Deny}}, 1}, {Filter{Workspace: "/other"}, 1}, {Filter{Since: time.Now().Add(time.Hour)}, 0}} {
 		rows, err := s.Audit(ctx, tt.f)
 		if err != nil || len(rows) != tt.want {
 			t.Errorf("audit %+v: %d rows %v", tt.f, len(rows), err)
@@ -283,7 +284,7 @@ func BenchmarkOpenRecordClose(b *testing.B) {
 			b.Fatal(err)
 		}
 		code := 0
-		if err := s.Record(context.Background(), nil, Command{Source: "exec", Command: "true", Verdict: "allow", Rule: "r", ExitCode: &code}); err != nil {
+		if err := s.Record(context.Background(), nil, Command{Source: "exec", Command: "true", Verdict: verdict.Allow, Rule: "r", ExitCode: &code}); err != nil {
 			b.Fatal(err)
 		}
 		s.Close()
@@ -302,7 +303,7 @@ func TestKeptLogStaysSmall(t *testing.T) {
 			t.Fatal(err)
 		}
 		code := i
-		if err := s.Record(context.Background(), nil, Command{Source: "exec", Command: fmt.Sprintf("echo %d", i), Verdict: "allow", Rule: "r", ExitCode: &code}); err != nil {
+		if err := s.Record(context.Background(), nil, Command{Source: "exec", Command: fmt.Sprintf("echo %d", i), Verdict: verdict.Allow, Rule: "r", ExitCode: &code}); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.Close(); err != nil {
@@ -336,12 +337,12 @@ func TestKeptLogStaysSmall(t *testing.T) {
 func TestStartedCommands(t *testing.T) {
 	s := open(t)
 	ctx := context.Background()
-	c := Command{Source: "exec", Workspace: "/w", Command: "sleep 20", Verdict: "allow", Rule: "allow[0]"}
+	c := Command{Source: "exec", Workspace: "/w", Command: "sleep 20", Verdict: verdict.Allow, Rule: "allow[0]"}
 	live, err := s.Start(ctx, nil, c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dead, err := s.Start(ctx, nil, Command{Source: "exec", Workspace: "/w", Command: "sleep 30", Verdict: "allow"})
+	dead, err := s.Start(ctx, nil, Command{Source: "exec", Workspace: "/w", Command: "sleep 30", Verdict: verdict.Allow})
 	if err != nil {
 		t.Fatal(err)
 	}

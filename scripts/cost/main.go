@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/reinsh/rein/engine/store"
+	"github.com/reinsh/rein/engine/verdict"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -279,7 +280,7 @@ func auditRecords(path string, n int) error {
 	code := 0
 	for i := range n {
 		c := store.Command{Source: "exec", Workspace: "/work/repo", Command: fmt.Sprintf("git log --oneline -n %d", i),
-			Verdict: "allow", Rule: "commands: git log", ExitCode: &code, DurationMS: 3}
+			Verdict: verdict.Allow, Rule: "commands: git log", ExitCode: &code, DurationMS: 3}
 		if err := st.Record(ctx, nil, c); err != nil {
 			return err
 		}
