@@ -55,7 +55,7 @@ func (s *Set) executeCommand(ctx context.Context, args map[string]json.RawMessag
 // no one to ask, refuses and says so), allow runs.
 func (s *Set) execute(ctx context.Context, tool, command, reason string, d *policy.Decision, run func(approved bool) *runner.Result) Outcome {
 	verdict := d.Verdict
-	if verdict == policy.Allow && (s.opts.ConfirmAll || s.enabled[tool] == "ask") {
+	if verdict == policy.Allow && (s.opts.ConfirmAll || s.enabled[tool] == Confirm) {
 		// Every command is confirmed: the decision says why, so that
 		// the prompt (or the refusal without a terminal) names it.
 		confirm := *d

@@ -115,7 +115,7 @@ type Set struct {
 	runner  *runner.Runner
 	files   *Files
 	opts    Options
-	enabled map[string]string // name -> "true" or "ask"
+	enabled map[string]Mode // the tools on, and how
 
 	mu     sync.Mutex // guards always and ran: MCP calls may be concurrent
 	always map[string]bool
@@ -153,26 +153,37 @@ func (s *Set) Validate(name, arguments string) error {
 	return nil
 }
 
+// Mode is how an enabled tool runs (the recipe's tools: { NAME: true | 'ask' }).
+type Mode uint8
+
+const (
+	// On: the tool runs when called; a command tool's commands are
+	// decided by the policy.
+	On Mode = iota + 1
+	// Confirm: a person confirms each call (a command tool: each command).
+	Confirm
+)
+
 // NewSet builds the tools a recipe enables.
 func NewSet(p *policy.Policy, r *runner.Runner, opts Options) *Set {
-	s := &Set{policy: p, runner: r, files: NewFiles(p), opts: opts, enabled: map[string]string{}, always: map[string]bool{}}
+	s := &Set{policy: p, runner: r, files: NewFiles(p), opts: opts, enabled: map[string]Mode{}, always: map[string]bool{}}
 	for name, on := range defaultTools {
 		if on {
-			s.enabled[name] = "true"
+			s.enabled[name] = On
 		}
 	}
 	for name, v := range p.Recipe().Tools {
 		switch v {
 		case true:
-			s.enabled[name] = "true"
+			s.enabled[name] = On
 		case "ask":
-			s.enabled[name] = "ask"
+			s.enabled[name] = Confirm
 		default:
 			delete(s.enabled, name)
 		}
 	}
 	for tool := range s.taskTools() {
-		s.enabled[tool] = "true"
+		s.enabled[tool] = On
 	}
 	if opts.NoCommands {
 		for name := range s.enabled {
@@ -184,7 +195,7 @@ func NewSet(p *policy.Policy, r *runner.Runner, opts Options) *Set {
 	if opts.AllowCommands && !opts.NoCommands {
 		for _, n := range []string{RunCommand, ExecuteCommand} {
 			if _, ok := s.enabled[n]; !ok {
-				s.enabled[n] = "true"
+				s.enabled[n] = On
 			}
 		}
 	}
@@ -340,7 +351,7 @@ func (s *Set) Call(ctx context.Context, name, arguments string) Outcome {
 	}
 	// A command tool in "ask" mode confirms each command it runs
 	// (execute); every other tool confirms the call.
-	if mode == "ask" && name != RunCommand && name != ExecuteCommand {
+	if mode == Confirm && name != RunCommand && name != ExecuteCommand {
 		if out, ok := s.approveTool(ctx, name, arguments); !ok {
 			return out
 		}
