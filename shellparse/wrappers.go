@@ -44,13 +44,14 @@ var wrappers = map[string]optionSyntax{
 		noRun: "lVvK", noRunLong: []string{"--list", "--version", "--validate", "--help", "--remove-timestamp"}, assigns: true, chdir: []string{"-D", "--chdir"},
 		shortOther: "AbBEeHiKklnPSsVv", known: true},
 	"doas": {shortValue: "uC", shortOther: "Lns", known: true, assigns: false},
-	"env": {shortValue: "uCS", longValue: []string{"--unset", "--chdir", "--split-string"},
-		longOther: []string{"--ignore-environment", "--null", "--block-signal", "--default-signal", "--ignore-signal", "--list-signal-handling", "--debug", "--help", "--version"},
-		noRunLong: []string{"--help", "--version"}, assigns: true, loneDash: true, chdir: []string{"-C", "--chdir"}},
-	"nice":    {shortValue: "n", longValue: []string{"--adjustment"}, longOther: []string{"--help", "--version"}, noRunLong: []string{"--help", "--version"}},
+	// env, nice, timeout, time and xargs take their options from the
+	// program table (refineWrappers): here is only what running a command
+	// through them means.
+	"env":     {noRunLong: []string{"--help", "--version"}, assigns: true, loneDash: true, chdir: []string{"-C", "--chdir"}},
+	"nice":    {noRunLong: []string{"--help", "--version"}},
 	"nohup":   {longOther: []string{"--help", "--version"}, noRunLong: []string{"--help", "--version"}},
-	"timeout": {shortValue: "sk", longValue: []string{"--signal", "--kill-after"}, longOther: []string{"--foreground", "--preserve-status", "--verbose", "--help", "--version"}, noRunLong: []string{"--help", "--version"}, skip: 1},
-	"time":    {shortValue: "fo", longValue: []string{"--format", "--output"}, longOther: []string{"--append", "--portability", "--quiet", "--verbose", "--help", "--version"}, noRun: "hV", noRunLong: []string{"--help", "--version"}},
+	"timeout": {noRunLong: []string{"--help", "--version"}, skip: 1},
+	"time":    {noRun: "hV", noRunLong: []string{"--help", "--version"}},
 	"command": {noRun: "vV", shortOther: "pvV", known: true},
 	"builtin": {},
 	"exec":    {shortValue: "a", shortOther: "cl", known: true},
@@ -62,15 +63,10 @@ var wrappers = map[string]optionSyntax{
 		noRun:     "pm", noRunLong: []string{"--pid", "--max", "--help", "--version"}, skip: 1},
 	"taskset": {longOther: []string{"--all-tasks", "--pid", "--cpu-list", "--help", "--version"}, noRun: "p", noRunLong: []string{"--pid", "--help", "--version"}, skip: 1},
 	"setsid":  {longOther: []string{"--ctty", "--fork", "--wait", "--help", "--version"}, noRunLong: []string{"--help", "--version"}},
-	"xargs": {shortValue: "aEdILnPs", optValue: "eil",
-		longValue: []string{"--arg-file", "--delimiter", "--max-args", "--max-lines", "--max-procs", "--max-chars", "--process-slot-var"},
-		longOther: []string{"--null", "--eof", "--replace", "--open-tty", "--interactive", "--no-run-if-empty", "--show-limits", "--verbose", "--exit", "--help", "--version"},
-		noRunLong: []string{"--help", "--version"}},
-	"ssh": {shortValue: "BbcDEeFIiJLlmOoPpQRSWw"},
+	"xargs":   {noRunLong: []string{"--help", "--version"}},
+	"ssh":     {shortValue: "BbcDEeFIiJLlmOoPpQRSWw"},
 }
 
-// The wrappers of the program table (env, nice, timeout, time, xargs)
-// take their options from it.
 // wrappersReady makes the wrappers' tables on first use, not at start:
 // reading the program table costs a millisecond and thousands of
 // allocations that a process which analyses nothing (the sandbox helper,
