@@ -3,6 +3,7 @@ package app_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/reinsh/rein/engine/app"
@@ -94,8 +95,11 @@ func TestAssemble(t *testing.T) {
 	if a.Recipe != r || a.Policy.Recipe() != r || a.Runner == nil {
 		t.Fatalf("%+v", a)
 	}
-	if d := a.Runner.Decide(policy.Facts{Text: "rm -rf /"}); d.Verdict != policy.Deny {
-		t.Errorf("rm -rf /: %s", d.Verdict)
+	if d, err := a.Runner.Decide(policy.Facts{Text: "rm -rf /"}); err != nil || d.Verdict != policy.Deny {
+		t.Errorf("rm -rf /: %v %v", d, err)
+	}
+	if _, err := a.Runner.Decide(policy.Facts{Text: "ls", Dir: "/"}); err == nil || !strings.Contains(err.Error(), "outside the workspace") {
+		t.Errorf("a folder outside the workspace: %v", err)
 	}
 	if got := a.Tools(tools.Options{}).Specs(); len(got) == 0 {
 		t.Error("no tools")

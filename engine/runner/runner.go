@@ -21,7 +21,6 @@ import (
 	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/engine/recipe"
 	"github.com/reinsh/rein/engine/sandbox"
-	"github.com/reinsh/rein/shellparse"
 )
 
 // Runner runs commands for one recipe and workspace. It is safe for
@@ -126,19 +125,15 @@ func (r *Runner) Run(ctx context.Context, text string, opts RunOptions) *Result 
 // Decide is the policy's decision on a command before it runs, with the
 // facts known then, in the folder Run and RunArgv would run it in (f.Dir as
 // RunOptions.Dir takes it). Callers ask it to know whether to ask a person;
-// Run decides the same way, then again as the script runs. A folder rein
-// cannot run in is a denial.
-func (r *Runner) Decide(f policy.Facts) *policy.Decision {
+// Run decides the same way, then again as the script runs. The error is a
+// folder rein cannot run in.
+func (r *Runner) Decide(f policy.Facts) (*policy.Decision, error) {
 	dir, err := r.dir(f.Dir)
 	if err != nil {
-		command := f.Text
-		if f.Argv != nil {
-			command = shellparse.JoinArgv(f.Argv)
-		}
-		return &policy.Decision{Command: command, Verdict: policy.Deny, Rule: "cwd", Reason: err.Error() + "; give a folder inside the workspace"}
+		return nil, fmt.Errorf("%v; give a folder inside the workspace", err)
 	}
 	f.Dir = dir
-	return r.policy.Decide(f)
+	return r.policy.Decide(f), nil
 }
 
 // errDenied halts the interpreter when a command is denied at run time.

@@ -226,7 +226,10 @@ func Run(ctx context.Context, r *recipe.Recipe, name string, params map[string]s
 			runOpts.Timeout = t.Timeout.D()
 		}
 		for _, script := range Steps(t) {
-			d := run.Decide(policy.Facts{Text: script, Dir: t.Dir})
+			d, err := run.Decide(policy.Facts{Text: script, Dir: t.Dir})
+			if err != nil {
+				return nil, fmt.Errorf("task %s: %w", n, err)
+			}
 			if opts.OnStep != nil {
 				opts.OnStep(n, script, d)
 			}

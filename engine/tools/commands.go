@@ -17,7 +17,10 @@ func (s *Set) runCommand(ctx context.Context, args map[string]json.RawMessage) O
 	if o, ok := decode(args, &a, "command"); !ok {
 		return o
 	}
-	d := s.runner.Decide(policy.Facts{Text: a.Command})
+	d, err := s.runner.Decide(policy.Facts{Text: a.Command})
+	if err != nil {
+		return errorOutcome("%v", err)
+	}
 	return s.execute(ctx, RunCommand, a.Command, a.Reason, d, func(approved bool) *runner.Result {
 		return s.runner.Run(ctx, a.Command, runner.RunOptions{Approved: approved})
 	})
@@ -45,7 +48,10 @@ func (s *Set) executeCommand(ctx context.Context, args map[string]json.RawMessag
 	}
 	argv := append([]string{a.Command}, a.Args...)
 	text := shellparse.JoinArgv(argv)
-	d := s.runner.Decide(policy.Facts{Argv: argv, Dir: a.Cwd})
+	d, err := s.runner.Decide(policy.Facts{Argv: argv, Dir: a.Cwd})
+	if err != nil {
+		return errorOutcome("%v", err)
+	}
 	return s.execute(ctx, ExecuteCommand, text, "", d, func(approved bool) *runner.Result {
 		return s.runner.RunArgv(ctx, argv, runner.RunOptions{Approved: approved, Dir: a.Cwd, Timeout: time.Duration(a.Timeout) * time.Second})
 	})
