@@ -102,14 +102,14 @@ func handler(set *tools.Set, name string, rec Recorder, calls *atomic.Int64) mcp
 		if len(bytes.TrimSpace(args)) == 0 || string(args) == "null" {
 			args = []byte("{}")
 		}
-		// The tool set's own check (every caller's), answered here as the
-		// protocol's invalid-params error.
-		if err := set.Validate(name, string(args)); err != nil {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
-		}
 		state := &call{session: req.Session, responses: req.Params.InputResponses}
 		ctx = context.WithValue(ctx, callKey{}, state)
 		out := set.Call(ctx, name, string(args))
+		if out.Invalid {
+			// The tool set's own check (every caller's), answered as the
+			// protocol's invalid-params error.
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: errorText(out)}
+		}
 		if out.Pending && state.ask != nil {
 			// Ask the person through the client; the call is repeated
 			// with the answer (multi round-trip, SEP-2322).
@@ -122,6 +122,17 @@ func handler(set *tools.Set, name string, rec Recorder, calls *atomic.Int64) mcp
 		}
 		return result(out), nil
 	}
+}
+
+// errorText is an error outcome's message.
+func errorText(out tools.Outcome) string {
+	var e struct {
+		Error string `json:"error"`
+	}
+	if json.Unmarshal([]byte(out.Output), &e) != nil || e.Error == "" {
+		return out.Summary
+	}
+	return e.Error
 }
 
 // result renders an outcome: readable text first (a denial names its rule

@@ -152,3 +152,24 @@ func TestToolAnnotations(t *testing.T) {
 		}
 	}
 }
+
+// Arguments that do not match a tool's input schema are the protocol's
+// invalid-params error, found by the tool set's own check (the one every
+// caller's arguments pass), and nothing runs.
+func TestInvalidArgumentsAreInvalidParams(t *testing.T) {
+	cs, set := connect(t, "readonly", nil)
+	ctx := context.Background()
+	for _, args := range []map[string]any{
+		{"command": "ls", "unexpected": 1},
+		{"reason": "no command"},
+		{"command": 42},
+	} {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_command", Arguments: args})
+		if err == nil || !strings.Contains(err.Error(), "input schema") {
+			t.Errorf("%v: %v, want an invalid-params error naming the schema", args, err)
+		}
+	}
+	if n := set.CommandsRun(); n != 0 {
+		t.Errorf("%d commands ran", n)
+	}
+}

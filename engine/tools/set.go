@@ -122,15 +122,15 @@ type Set struct {
 	ran    int
 
 	// schemas are the tools' input schemas, compiled once: every call is
-	// validated against its tool's (Validate), whoever makes it.
+	// validated against its tool's (validate, in Call), whoever makes it.
 	schemasOnce sync.Once
 	schemas     map[string]*jsonschema.Schema
 }
 
-// Validate checks a tool's arguments (JSON text) against its input schema:
+// validate checks a tool's arguments (JSON text) against its input schema:
 // the one check every caller's arguments pass (rein ask's model, MCP
-// clients, the hook adapters).
-func (s *Set) Validate(name, arguments string) error {
+// clients), inside Call.
+func (s *Set) validate(name, arguments string) error {
 	s.schemasOnce.Do(func() {
 		s.schemas = map[string]*jsonschema.Schema{}
 		for _, spec := range s.Specs() {
@@ -315,6 +315,9 @@ type Outcome struct {
 	Result  *runner.Result
 	// Pending: waiting for a person's answer (see Approval.Pending).
 	Pending bool
+	// Invalid: the arguments do not match the tool's input schema (an
+	// MCP server answers that as the protocol's invalid-params error).
+	Invalid bool
 }
 
 func errorOutcome(format string, args ...any) Outcome {
@@ -344,10 +347,14 @@ func (s *Set) Call(ctx context.Context, name, arguments string) Outcome {
 	}
 	var args map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(arguments), &args); err != nil {
-		return errorOutcome("the arguments of %s are not valid JSON (%v); send an object like {\"command\": \"...\"}", name, err)
+		out := errorOutcome("the arguments of %s are not valid JSON (%v); send an object like {\"command\": \"...\"}", name, err)
+		out.Invalid = true
+		return out
 	}
-	if err := s.Validate(name, arguments); err != nil {
-		return errorOutcome("%v", err)
+	if err := s.validate(name, arguments); err != nil {
+		out := errorOutcome("%v", err)
+		out.Invalid = true
+		return out
 	}
 	// A command tool in "ask" mode confirms each command it runs
 	// (execute); every other tool confirms the call.
