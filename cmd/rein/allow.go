@@ -99,12 +99,12 @@ func addToRecipe(g *Globals, text, description string, dryRun bool) (string, err
 		if werr := writeFileLike(path, before); werr != nil {
 			return "", fmt.Errorf("the changed recipe failed (%v), and rein could not put the old one back: %v; fix %s by hand", err, werr, path)
 		}
-		return "", fmt.Errorf("adding %s to %s failed, so the file is as it was: %v", text, path, err)
+		return "", fmt.Errorf("adding %s to %s failed, so the file is as it was: %w", text, path, err)
 	}
 	if wasTrusted {
 		if a, err := app.CheckApproval(np.Recipe()); err == nil && a != nil {
 			if err := a.Approve(); err != nil {
-				return "", fmt.Errorf("added, but the approval could not be renewed: %v; run rein trust", err)
+				return "", fmt.Errorf("added, but the approval could not be renewed: %w; run rein trust", err)
 			}
 		}
 	}

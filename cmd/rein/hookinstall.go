@@ -44,7 +44,7 @@ func settingsFile(g *Globals, agent hook.Agent, user bool) (string, error) {
 	if user {
 		home, err := os.UserHomeDir()
 		if err != nil {
-			return "", fmt.Errorf("no home folder for --user: %v", err)
+			return "", fmt.Errorf("no home folder for --user: %w", err)
 		}
 		base = home
 	} else {
@@ -133,11 +133,11 @@ func (c *hookInstall) Run(g *Globals, e *env) error {
 	}
 	hooks, err := settings.object("hooks")
 	if err != nil {
-		return fmt.Errorf("%s: %v; fix it by hand, or see rein hook install --print", path, err)
+		return fmt.Errorf("%s: %w; fix it by hand, or see rein hook install --print", path, err)
 	}
 	groups, err := hooks.array(event)
 	if err != nil {
-		return fmt.Errorf("%s: hooks.%s: %v", path, event, err)
+		return fmt.Errorf("%s: hooks.%s: %w", path, event, err)
 	}
 	kept, removed := withoutOurs(groups, agent)
 	group, _ := json.Marshal(hookGroup(agent, command, also))
@@ -173,12 +173,12 @@ func (c *hookUninstall) Run(g *Globals, e *env) error {
 	}
 	hooks, err := settings.object("hooks")
 	if err != nil {
-		return fmt.Errorf("%s: %v", path, err)
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	event := hookSettings[agent].event
 	groups, err := hooks.array(event)
 	if err != nil {
-		return fmt.Errorf("%s: hooks.%s: %v", path, event, err)
+		return fmt.Errorf("%s: hooks.%s: %w", path, event, err)
 	}
 	kept, removed := withoutOurs(groups, agent)
 	if removed == 0 {
@@ -316,7 +316,7 @@ func readSettings(path string) (object, error) {
 	}
 	o, err := parseObject(b)
 	if err != nil {
-		return nil, fmt.Errorf("%s is not a JSON object rein can edit (%v); fix it, or add the hook by hand (rein hook install --print)", path, err)
+		return nil, fmt.Errorf("%s is not a JSON object rein can edit (%w); fix it, or add the hook by hand (rein hook install --print)", path, err)
 	}
 	return o, nil
 }

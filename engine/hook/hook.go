@@ -57,7 +57,7 @@ func Parse(agent Agent, data []byte) (*Call, error) {
 	var p payload
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&p); err != nil {
-		return nil, fmt.Errorf("the hook's input is not the JSON object %s sends: %v", agent, err)
+		return nil, fmt.Errorf("the hook's input is not the JSON object %s sends: %w", agent, err)
 	}
 	switch {
 	case p.Tool == "":

@@ -134,7 +134,7 @@ func (r *Runner) gitConfigList(data []byte) ([]string, error) {
 		err = fmt.Errorf("exit %d: %s", po.code, strings.TrimSpace(errOut.String()))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("git cannot read it: %v", err)
+		return nil, fmt.Errorf("git cannot read it: %w", err)
 	}
 	return strings.Split(strings.TrimSuffix(out.String(), "\x00"), "\x00"), nil
 }

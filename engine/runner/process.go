@@ -72,7 +72,7 @@ func (p process) run(ctx context.Context) (outcome, error) {
 	if cfg.Limits.Processes > 0 {
 		cg, done, err := sandbox.NewProcessLimit(cfg.Limits.Processes)
 		if err != nil {
-			return outcome{code: 126}, fmt.Errorf("process limit: %v", err)
+			return outcome{code: 126}, fmt.Errorf("process limit: %w", err)
 		}
 		cfg.Cgroup, limitHit = cg, done
 	}
@@ -80,7 +80,7 @@ func (p process) run(ctx context.Context) (outcome, error) {
 	if self == "" {
 		var err error
 		if self, err = os.Executable(); err != nil {
-			return outcome{code: 126}, fmt.Errorf("cannot find rein for the sandbox helper: %v", err)
+			return outcome{code: 126}, fmt.Errorf("cannot find rein for the sandbox helper: %w", err)
 		}
 	}
 	helper := func(cfg *sandbox.Config) (int, error) {

@@ -130,7 +130,7 @@ func (r *Runner) Run(ctx context.Context, text string, opts RunOptions) *Result 
 func (r *Runner) Decide(f policy.Facts) (*policy.Decision, error) {
 	dir, err := r.dir(f.Dir)
 	if err != nil {
-		return nil, fmt.Errorf("%v; give a folder inside the workspace", err)
+		return nil, fmt.Errorf("%w; give a folder inside the workspace", err)
 	}
 	f.Dir = dir
 	return r.policy.Decide(f), nil
@@ -371,7 +371,7 @@ func (r *Runner) dir(d string) (string, error) {
 	d = filepath.Clean(d)
 	real, err := filepath.EvalSymlinks(d)
 	if err != nil {
-		return "", fmt.Errorf("working folder %s: %v", d, err)
+		return "", fmt.Errorf("working folder %s: %w", d, err)
 	}
 	ws, err := filepath.EvalSymlinks(r.workspace)
 	if err != nil {

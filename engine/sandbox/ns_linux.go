@@ -89,14 +89,14 @@ func mountPlaces(c Config) error {
 		if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) {
 			return nil
 		}
-		return fmt.Errorf("cannot make the mounts private: %v", err)
+		return fmt.Errorf("cannot make the mounts private: %w", err)
 	}
 	bind := func(p string) (bool, error) {
 		if _, err := os.Stat(p); err != nil {
 			return false, nil // nothing there to keep yet (or a link to nothing)
 		}
 		if err := unix.Mount(p, p, "", unix.MS_BIND, ""); err != nil {
-			return false, fmt.Errorf("cannot mount %s on itself: %v", p, err)
+			return false, fmt.Errorf("cannot mount %s on itself: %w", p, err)
 		}
 		return true, nil
 	}
@@ -122,10 +122,10 @@ func mountPlaces(c Config) error {
 		// with (nosuid, nodev…): they are locked in a user namespace.
 		var st unix.Statfs_t
 		if err := unix.Statfs(p, &st); err != nil {
-			return fmt.Errorf("cannot read the mount flags of %s: %v", p, err)
+			return fmt.Errorf("cannot read the mount flags of %s: %w", p, err)
 		}
 		if err := unix.Mount("", p, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY|lockedFlags(st.Flags), ""); err != nil {
-			return fmt.Errorf("cannot make %s read-only: %v", p, err)
+			return fmt.Errorf("cannot make %s read-only: %w", p, err)
 		}
 	}
 	return nil
@@ -160,7 +160,7 @@ func hideService(p string) error {
 		err = unix.Mount("/dev/null", p, "", unix.MS_BIND, "")
 	}
 	if err != nil {
-		return fmt.Errorf("cannot hide the local service at %s: %v", p, err)
+		return fmt.Errorf("cannot hide the local service at %s: %w", p, err)
 	}
 	return nil
 }

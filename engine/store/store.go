@@ -104,13 +104,13 @@ func (s *Store) dbError(err error) error {
 	msg := err.Error()
 	switch {
 	case strings.Contains(msg, "file is not a database") || strings.Contains(msg, "malformed"):
-		return fmt.Errorf("database %s is corrupt (%v); move it aside to start a new one (your sessions are in that file)", path, err)
+		return fmt.Errorf("database %s is corrupt (%w); move it aside to start a new one (your sessions are in that file)", path, err)
 	case strings.Contains(msg, "database is locked") || strings.Contains(msg, "SQLITE_BUSY"):
-		return fmt.Errorf("database %s is locked by another process for more than %s (%v); try again when it finishes", path, busyTimeout, err)
+		return fmt.Errorf("database %s is locked by another process for more than %s (%w); try again when it finishes", path, busyTimeout, err)
 	case strings.Contains(msg, "readonly database") || strings.Contains(msg, "read-only file system"):
-		return fmt.Errorf("database %s cannot be written: its folder or disk is read-only (%v); make it writable, or point --db (or REIN_DB) elsewhere", path, err)
+		return fmt.Errorf("database %s cannot be written: its folder or disk is read-only (%w); make it writable, or point --db (or REIN_DB) elsewhere", path, err)
 	case strings.Contains(msg, "disk is full") || strings.Contains(msg, "SQLITE_FULL"):
-		return fmt.Errorf("database %s: the disk is full; nothing was written (%v)", path, err)
+		return fmt.Errorf("database %s: the disk is full; nothing was written (%w)", path, err)
 	}
 	return fmt.Errorf("database %s: %w", path, err)
 }

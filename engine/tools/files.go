@@ -69,7 +69,7 @@ func (f *Files) resolve(arg string, write bool) (string, error) {
 	}
 	real, err := policy.ResolveExisting(p)
 	if err != nil {
-		return "", fmt.Errorf("%s: %v", arg, err)
+		return "", fmt.Errorf("%s: %w", arg, err)
 	}
 	if !policy.Inside(real, f.real) {
 		return "", fmt.Errorf("%s resolves through a symbolic link to %s, outside the workspace %s", arg, real, f.workspace)
@@ -106,7 +106,7 @@ func (f *Files) open(abs string, flag int, checked fs.FileInfo) (*os.File, error
 	}
 	file, err := root.OpenFile(rel, flag|syscallNoFollow, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("%s changed while it was being opened, or leads out of the workspace: %v", f.rel(abs), err)
+		return nil, fmt.Errorf("%s changed while it was being opened, or leads out of the workspace: %w", f.rel(abs), err)
 	}
 	if checked != nil {
 		now, err := file.Stat()
@@ -381,7 +381,7 @@ func (f *Files) Glob(pattern, path string) (*SearchResult, error) {
 func (f *Files) Grep(pattern, path, glob string) (*SearchResult, error) {
 	re, err := regexp.Compile(pattern)
 	if err != nil {
-		return nil, fmt.Errorf("pattern is not a valid RE2 regular expression: %v", err)
+		return nil, fmt.Errorf("pattern is not a valid RE2 regular expression: %w", err)
 	}
 	root, err := f.resolve(path, false)
 	if err != nil {

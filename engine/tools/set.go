@@ -145,10 +145,10 @@ func (s *Set) validate(name, arguments string) error {
 	}
 	v, err := jsonschema.Decode([]byte(arguments))
 	if err != nil {
-		return fmt.Errorf("the arguments of %s are not valid JSON: %v", name, err)
+		return fmt.Errorf("the arguments of %s are not valid JSON: %w", name, err)
 	}
 	if err := sc.Validate(v); err != nil {
-		return fmt.Errorf("the arguments of %s do not match its input schema: %v", name, err)
+		return fmt.Errorf("the arguments of %s do not match its input schema: %w", name, err)
 	}
 	return nil
 }

@@ -90,11 +90,11 @@ func Open(path string) (*Record, error) {
 		return r, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("cannot read the trusted recipes in %s: %v", path, err)
+		return nil, fmt.Errorf("cannot read the trusted recipes in %s: %w", path, err)
 	}
 	var list []Entry
 	if err := json.Unmarshal(b, &list); err != nil {
-		return nil, fmt.Errorf("the trusted recipes in %s are not valid JSON (%v); remove the file and approve your recipes again with rein trust", path, err)
+		return nil, fmt.Errorf("the trusted recipes in %s are not valid JSON (%w); remove the file and approve your recipes again with rein trust", path, err)
 	}
 	for _, e := range list {
 		r.entries[e.Recipe] = e
@@ -115,7 +115,7 @@ func Fingerprint(recipe string, imports, scripts []string) (string, []string, er
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
-			return "", nil, fmt.Errorf("cannot read %s to check it is approved: %v", f, err)
+			return "", nil, fmt.Errorf("cannot read %s to check it is approved: %w", f, err)
 		}
 		fmt.Fprintf(h, "%s\x00%d\x00", f, len(b))
 		h.Write(b)
@@ -128,7 +128,7 @@ func Fingerprint(recipe string, imports, scripts []string) (string, []string, er
 			fmt.Fprintf(h, "script %s\x00missing\x00", f)
 			continue
 		case err != nil:
-			return "", nil, fmt.Errorf("cannot read %s, a script the recipe allows, to check it is approved: %v", f, err)
+			return "", nil, fmt.Errorf("cannot read %s, a script the recipe allows, to check it is approved: %w", f, err)
 		}
 		fmt.Fprintf(h, "script %s\x00%d\x00", f, len(b))
 		h.Write(b)
@@ -207,11 +207,11 @@ func (r *Record) save() error {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(r.path), 0o700); err != nil {
-		return fmt.Errorf("cannot save the trusted recipes: %v", err)
+		return fmt.Errorf("cannot save the trusted recipes: %w", err)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(r.path), ".trusted-*")
 	if err != nil {
-		return fmt.Errorf("cannot save the trusted recipes: %v", err)
+		return fmt.Errorf("cannot save the trusted recipes: %w", err)
 	}
 	_, werr := tmp.Write(append(b, '\n'))
 	if cerr := tmp.Close(); werr == nil {
