@@ -5,7 +5,9 @@
 // needs (operators, constructs, redirects, substitutions, functions).
 //
 // It owns analysis only. It knows the syntax of the shell and of commands that
-// run other commands; it knows nothing about what is allowed.
+// run other commands, and, for the programs that walk folders, how each is
+// told to skip files (WalkWithout takes the names); it knows nothing about
+// what is allowed or secret: the policy chooses the names and decides.
 //
 // Text is parsed with mvdan.cc/sh's bash parser, except a plain command or
 // pipeline (git status, grep -rn 'x' . | head), which has one reading and
