@@ -131,7 +131,7 @@ func toolDoors(t *testing.T, r *recipe.Recipe, dryRun bool) []door {
 // The same command gets the same decision on every path that vets one: rein
 // check, rein exec --dry-run, the tools rein ask and rein mcp give a model
 // (directly and through an MCP client), the three hook adapters
-// (--check-only, which does not rewrite), and a task. All of them call
+// (--check-only, which does not rewrite), a task, and rein run. All of them call
 // policy.Decide; a drift between them is a command one door lets through
 // and another refuses.
 func TestEveryDoorDecidesAlike(t *testing.T) {
@@ -189,6 +189,20 @@ func TestEveryDoorDecidesAlike(t *testing.T) {
 			t.Fatalf("task for %s: no step decided", command)
 		}
 		return d.Verdict.String(), d.Rule, true
+	}})
+
+	doors = append(doors, door{"rein run", func(command string) (string, string, bool) {
+		out, _, _ := rein(t, dir, "", "run", "--json", fmt.Sprintf("t%d", index[command]))
+		var res struct {
+			Error    string
+			DeniedBy string `json:"denied_by"`
+		}
+		json.Unmarshal([]byte(out), &res)
+		if res.DeniedBy == "" {
+			return "allow", "", true // ran (or failed as a command, not as a refusal)
+		}
+		v, _ := readRefusal(res.Error)
+		return v, res.DeniedBy, true
 	}})
 
 	p, err := app.NewPolicy(r, policy.Options{Tool: tools.RunCommand})
