@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/reinsh/rein/engine/app"
 
 	"github.com/reinsh/rein/engine/runner"
 	"github.com/reinsh/rein/engine/sandbox"
@@ -22,7 +23,7 @@ func (c *doctorCmd) Run(g *Globals, e *env) error {
 	if err != nil {
 		return err
 	}
-	cfg, warning, cfgErr := sandbox.FromRecipeWith(r, st)
+	cfg, warning, cfgErr := app.SandboxWith(r, st)
 	if c.JSON {
 		report := map[string]any{"kernel": st, "recipe_sandbox": r.Sandbox, "enforced": cfg, "kept": runner.Kept(r, cfg), "read_only": runner.ReadOnly(r, cfg)}
 		if cfgErr != nil {

@@ -61,10 +61,32 @@ func NewPolicy(r *recipe.Recipe, opts policy.Options) (*policy.Policy, error) {
 	return policy.New(r, opts)
 }
 
+// Sandbox builds the sandbox a recipe asks for, on this kernel.
+func Sandbox(r *recipe.Recipe) (*sandbox.Config, string, error) {
+	return SandboxWith(r, sandbox.Probe())
+}
+
+// SandboxWith is Sandbox on a kernel of status st.
+func SandboxWith(r *recipe.Recipe, st sandbox.Status) (*sandbox.Config, string, error) {
+	o := sandbox.Options{
+		Mode: r.Sandbox.Mode, NetworkDeny: r.Sandbox.Network == "deny", Unavailable: r.Sandbox.Unavailable,
+		Workspace: r.Workspace,
+		Limits:    sandbox.Limits{CPUSeconds: r.Limits.CPUSeconds, FileSize: r.Limits.FileSizeBytes, Processes: r.Limits.Processes, AddressSpace: r.Limits.AddressSpaceBytes},
+		Deny:      r.Paths.Deny, Sockets: r.Sandbox.Sockets, ScopeWorkspace: r.Paths.Scope == "workspace",
+		ToolConfig: recipe.ToolConfig, SystemFolders: recipe.SystemFolders, OwnFolders: recipe.OwnFolders(),
+	}
+	for _, w := range r.Sandbox.Write {
+		if w, ok := recipe.ExpandWorkspaceCache(w, r.Workspace); ok {
+			o.Write = append(o.Write, w)
+		}
+	}
+	return sandbox.New(o, st)
+}
+
 // NewRunner makes the runner for a policy, in the recipe's sandbox; a
 // warning (no sandbox here, and the recipe says warn) goes to warn.
 func NewRunner(p *policy.Policy, warn io.Writer) (*runner.Runner, error) {
-	cfg, warning, err := sandbox.FromRecipe(p.Recipe())
+	cfg, warning, err := Sandbox(p.Recipe())
 	if err != nil {
 		return nil, err
 	}

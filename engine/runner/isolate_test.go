@@ -319,7 +319,7 @@ func TestHelperMountsOnlyInItsOwnNamespaces(t *testing.T) {
 		t.Skip("the tests run in a user namespace of their own")
 	}
 	before, _ := os.ReadFile("/proc/self/mountinfo")
-	cfg := `{"mode":"workspace-write","workspace":"` + t.TempDir() + `","limits":{},"isolate":true,"hide_services":["` + t.TempDir() + `"]}`
+	cfg := `{"mode":"workspace-write","workspace":"` + t.TempDir() + `","limits":{},"isolate":true,"hide_services":["` + t.TempDir() + `"],"protocol":"` + sandbox.Protocol() + `"}`
 	out, err := exec.Command(os.Args[0], sandbox.HelperArg, cfg, "/bin/true", "true").CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "not in namespaces of its own") {
 		t.Errorf("%v: %s", err, out)

@@ -3,6 +3,7 @@ package runner_test
 import (
 	"context"
 	"fmt"
+	"github.com/reinsh/rein/engine/app"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -109,7 +110,7 @@ func newOracle(t *testing.T) *oracle {
 	o.fill()
 	os.WriteFile(filepath.Join(o.ws, "rein.jsonnet"), []byte(`local rein = import 'rein.libsonnet'; rein.presets.readonly`), 0o644)
 	r, p := policytest.Load(t, o.ws, "")
-	cfg, _, err := sandbox.FromRecipe(r)
+	cfg, _, err := app.Sandbox(r)
 	if err != nil || cfg == nil {
 		t.Fatalf("sandbox: %v", err)
 	}

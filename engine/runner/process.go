@@ -78,10 +78,11 @@ func (p process) run(ctx context.Context) (outcome, error) {
 	}
 	self := p.helper
 	if self == "" {
-		var err error
-		if self, err = os.Executable(); err != nil {
+		exe, err := os.Executable()
+		if err != nil {
 			return outcome{code: 126}, fmt.Errorf("cannot find rein for the sandbox helper: %w", err)
 		}
+		self = cfg.Helper(exe)
 	}
 	helper := func(cfg *sandbox.Config) (int, error) {
 		path, argv, err := cfg.Command(self, p.path, p.argv)

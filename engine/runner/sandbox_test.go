@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"github.com/reinsh/rein/engine/app"
 	"net"
 	"os"
 	"os/exec"
@@ -40,7 +41,7 @@ func sandboxedWith(t testing.TB, recipeText string, scripts map[string]string, c
 	}
 	os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(recipeText), 0o644)
 	r, p := policytest.Load(t, dir, "")
-	cfg, warning, err := sandbox.FromRecipe(r)
+	cfg, warning, err := app.Sandbox(r)
 	if err != nil || warning != "" || cfg == nil {
 		t.Fatalf("sandbox: %v %q", err, warning)
 	}
@@ -156,21 +157,21 @@ func TestResourceLimits(t *testing.T) {
 func TestSandboxUnavailable(t *testing.T) {
 	noKernel := sandbox.Status{OS: "linux", Why: "Landlock is not enabled in this kernel"}
 	r := &recipe.Recipe{Workspace: "/w", Sandbox: recipe.Sandbox{Mode: "workspace-write", Unavailable: "refuse"}}
-	if _, _, err := sandbox.FromRecipeWith(r, noKernel); err == nil || !strings.Contains(err.Error(), "sandbox.unavailable: refuse") {
+	if _, _, err := app.SandboxWith(r, noKernel); err == nil || !strings.Contains(err.Error(), "sandbox.unavailable: refuse") {
 		t.Errorf("refuse: %v", err)
 	}
 	r.Sandbox.Unavailable = "warn"
 	// Without a sandbox on Linux the helper still supervises the command
 	// (it dies with rein), and confines nothing.
-	cfg, warning, err := sandbox.FromRecipeWith(r, noKernel)
+	cfg, warning, err := app.SandboxWith(r, noKernel)
 	if err != nil || cfg == nil || cfg.Confined() || !cfg.Supervise || !strings.Contains(warning, "not enabled in this kernel") || strings.Count(warning, "\n") != 0 {
 		t.Errorf("warn: %v %v %q", cfg, err, warning)
 	}
 	r.Sandbox.Mode = "off"
-	if cfg, warning, err := sandbox.FromRecipeWith(r, noKernel); cfg == nil || cfg.Confined() || !cfg.Supervise || warning != "" || err != nil {
+	if cfg, warning, err := app.SandboxWith(r, noKernel); cfg == nil || cfg.Confined() || !cfg.Supervise || warning != "" || err != nil {
 		t.Errorf("off: %v %q %v", cfg, warning, err)
 	}
-	if cfg, _, _ := sandbox.FromRecipeWith(r, sandbox.Status{OS: "darwin"}); cfg != nil {
+	if cfg, _, _ := app.SandboxWith(r, sandbox.Status{OS: "darwin"}); cfg != nil {
 		t.Errorf("darwin: %v", cfg)
 	}
 }
@@ -320,11 +321,11 @@ func TestSandboxNetworkBind(t *testing.T) {
 // so), instead of every command failing in a helper that cannot run.
 func TestNoHelperOutsideLinux(t *testing.T) {
 	r := &recipe.Recipe{Workspace: "/w", Sandbox: recipe.Sandbox{Mode: "workspace-write", Unavailable: "warn"}, Limits: recipe.Limits{CPUSeconds: 5}}
-	cfg, warning, err := sandbox.FromRecipeWith(r, sandbox.Status{OS: "darwin", Why: "no Landlock on darwin"})
+	cfg, warning, err := app.SandboxWith(r, sandbox.Status{OS: "darwin", Why: "no Landlock on darwin"})
 	if cfg != nil || err != nil || !strings.Contains(warning, "no Landlock on darwin") {
 		t.Errorf("darwin: %+v %v %q", cfg, err, warning)
 	}
-	cfg, _, _ = sandbox.FromRecipeWith(r, sandbox.Status{OS: "linux", Why: "old kernel"})
+	cfg, _, _ = app.SandboxWith(r, sandbox.Status{OS: "linux", Why: "old kernel"})
 	if cfg == nil || cfg.Mode != "off" || cfg.Limits.CPUSeconds != 5 {
 		t.Errorf("linux without Landlock keeps the limits: %+v", cfg)
 	}
@@ -370,17 +371,17 @@ func TestSandboxKeepsReinsFoldersOut(t *testing.T) {
 	}
 	linux := sandbox.Status{OS: "linux", LandlockABI: 4, Filesystem: true, Network: true}
 	r := &recipe.Recipe{Workspace: t.TempDir(), Sandbox: recipe.Sandbox{Mode: "workspace-write", Write: []string{"~/.cache"}}}
-	if _, _, err := sandbox.FromRecipeWith(r, linux); err == nil || !strings.Contains(err.Error(), "sandbox.write "+filepath.Join(home, ".cache")+" holds") {
+	if _, _, err := app.SandboxWith(r, linux); err == nil || !strings.Contains(err.Error(), "sandbox.write "+filepath.Join(home, ".cache")+" holds") {
 		t.Errorf("~/.cache granted: %v", err)
 	}
 	r.Sandbox.Write, r.Workspace = nil, home
-	cfg, warning, err := sandbox.FromRecipeWith(r, linux)
+	cfg, warning, err := app.SandboxWith(r, linux)
 	if err != nil || cfg.Mode != "read-only" || !strings.Contains(warning, "commands may not write here") {
 		t.Errorf("workspace = home: %+v %q %v", cfg, warning, err)
 	}
 	for _, preset := range []string{"readonly", "strict", "git", "go", "node", "python", "rust", "make"} {
 		r, _ := policytest.Load(t, t.TempDir(), preset)
-		if _, _, err := sandbox.FromRecipeWith(r, linux); err != nil {
+		if _, _, err := app.SandboxWith(r, linux); err != nil {
 			t.Errorf("preset %s: %v", preset, err)
 		}
 	}

@@ -44,6 +44,9 @@ func Main(args []string) {
 	if err := json.Unmarshal([]byte(args[0]), &c); err != nil {
 		fail("bad sandbox config: " + err.Error())
 	}
+	if err := checkProtocol(c); err != nil {
+		fail(err.Error())
+	}
 	path, argv := args[1], args[2:]
 	confined, supervised := c.Confined(), c.Supervised()
 	if c.Isolate {

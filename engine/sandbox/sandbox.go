@@ -22,8 +22,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/reinsh/rein/engine/recipe"
 )
 
 // HelperArg is the first argument that makes rein act as the helper.
@@ -67,6 +65,9 @@ type Config struct {
 	// Grants are the helper's read rules, worked out once by rein (see
 	// Prepare) rather than again by every helper it starts.
 	Grants *ReadGrants `json:"grants,omitempty"`
+	// Protocol is the build the configuration was written by (protocol.go):
+	// a helper built otherwise refuses it.
+	Protocol string `json:"protocol"`
 	// Parent is the rein that starts a supervising helper. The kernel's
 	// word that rein died can reach the helper before it listens, and is
 	// then lost: once listening, a helper whose parent is no longer this
@@ -98,15 +99,17 @@ type ReadGrants struct {
 // older than factsTTL, so that a long-lived rein (rein mcp) hides a
 // secret folder made after it started.
 type facts struct {
-	mu       sync.Mutex
-	at       time.Time
-	deny     []string // the recipe's paths.deny
-	sockets  []string // sandbox.sockets: services a command may reach
-	scope    bool     // paths.scope 'workspace'
-	hide     []string
-	read     []string
-	services []string
-	grants   *ReadGrants
+	mu      sync.Mutex
+	at      time.Time
+	deny    []string // the recipe's paths.deny
+	sockets []string // sandbox.sockets: services a command may reach
+	scope   bool     // paths.scope 'workspace'
+	// toolConfig and systemFolders: Options.ToolConfig, SystemFolders.
+	toolConfig, systemFolders []string
+	hide                      []string
+	read                      []string
+	services                  []string
+	grants                    *ReadGrants
 }
 
 // factsTTL is how long worked-out facts are used before they are worked
@@ -124,10 +127,10 @@ func (c *Config) Prepare() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.at.IsZero() || time.Since(f.at) > factsTTL {
-		f.hide = hidden(f.deny, c.Workspace)
+		f.hide = hidden(f.deny, c.Workspace, f.toolConfig)
 		f.read = nil
 		if f.scope {
-			f.read = confinedReads()
+			f.read = confinedReads(f.systemFolders, f.toolConfig)
 		}
 		f.services = serviceSockets(f.sockets)
 		f.grants = readGrants(c.readRoots(f.read), f.hide)
@@ -176,14 +179,32 @@ type Status struct {
 // Available reports whether the filesystem sandbox can be applied.
 func (s Status) Available() bool { return s.Filesystem }
 
-// FromRecipe builds the sandbox for a recipe. When the kernel cannot
-// enforce it, the recipe's sandbox.unavailable decides: "refuse" is an
-// error, "warn" returns no sandbox and a one-line warning.
-func FromRecipe(r *recipe.Recipe) (*Config, string, error) { return FromRecipeWith(r, Probe()) }
+// Options are what a recipe says of the sandbox, as plain data (engine/app
+// reads them off the recipe): the package reads no recipe, so that the
+// helper binary, which links it, stays small and starts fast.
+type Options struct {
+	Mode        string // workspace-write, read-only, off
+	NetworkDeny bool
+	// Unavailable is what to do where the kernel cannot sandbox: refuse
+	// (an error) or warn (run without it, with a warning).
+	Unavailable string
+	Workspace   string
+	Write       []string // more writable folders, expanded
+	Limits      Limits
+	// Deny are the recipe's secret path globs; Sockets the services a
+	// command may reach; ScopeWorkspace confines reads to the workspace.
+	Deny, Sockets  []string
+	ScopeWorkspace bool
+	// ToolConfig are secret globs the programs read for themselves (never
+	// hidden, read when reads are confined); SystemFolders what programs
+	// read to run at all; OwnFolders where rein keeps its own state.
+	ToolConfig, SystemFolders, OwnFolders []string
+}
 
-// FromRecipeWith is FromRecipe for a given kernel status.
-func FromRecipeWith(r *recipe.Recipe, st Status) (*Config, string, error) {
-	limits := Limits{CPUSeconds: r.Limits.CPUSeconds, FileSize: r.Limits.FileSizeBytes, Processes: r.Limits.Processes, AddressSpace: r.Limits.AddressSpaceBytes}
+// New builds the sandbox for a recipe's options on a kernel of status st.
+// When the kernel cannot enforce it, o.Unavailable decides: "refuse" is an
+// error, "warn" returns no sandbox and a one-line warning.
+func New(o Options, st Status) (*Config, string, error) {
 	// The helper (Landlock and rlimits) exists on Linux only.
 	limitsOnly := func() *Config {
 		if st.OS != "linux" {
@@ -191,39 +212,35 @@ func FromRecipeWith(r *recipe.Recipe, st Status) (*Config, string, error) {
 		}
 		// No sandbox, but the helper still supervises: the limits, and
 		// the command's end when rein's comes.
-		return &Config{Mode: "off", Workspace: r.Workspace, Limits: limits, Supervise: true}
+		return &Config{Mode: "off", Workspace: o.Workspace, Limits: o.Limits, Supervise: true}
 	}
-	if r.Sandbox.Mode == "off" {
+	if o.Mode == "off" {
 		return limitsOnly(), "", nil
 	}
 	if !st.Available() {
 		msg := fmt.Sprintf("the kernel sandbox is not available on this system (%s)", st.Why)
-		if r.Sandbox.Unavailable == "refuse" {
+		if o.Unavailable == "refuse" {
 			return nil, "", fmt.Errorf("%s and the recipe says sandbox.unavailable: refuse; set it to warn to run unsandboxed, or sandbox.mode: off", msg)
 		}
 		warning := "rein: warning: " + msg + "; commands run without it (sandbox.unavailable: warn)"
 		return limitsOnly(), warning, nil
 	}
-	c := &Config{Mode: r.Sandbox.Mode, Network: r.Sandbox.Network == "deny", Workspace: r.Workspace, Limits: limits, Isolate: st.Namespaces}
+	c := &Config{Mode: o.Mode, Network: o.NetworkDeny, Workspace: o.Workspace, Limits: o.Limits, Isolate: st.Namespaces}
 	if c.Network && !st.Network && !st.Namespaces {
 		msg := fmt.Sprintf("this kernel's Landlock (ABI %d) cannot restrict the network (needs ABI 4) and rein cannot give commands a network namespace (%s)", st.LandlockABI, st.NamespacesWhy)
-		if r.Sandbox.Unavailable == "refuse" {
+		if o.Unavailable == "refuse" {
 			return nil, "", fmt.Errorf("%s and the recipe says sandbox.unavailable: refuse", msg)
 		}
 		c.Network = false
 		return c, "rein: warning: " + msg + "; the network stays open", nil
 	}
-	for _, w := range r.Sandbox.Write {
-		w, ok := recipe.ExpandWorkspaceCache(w, r.Workspace)
-		if !ok {
-			continue
-		}
+	for _, w := range o.Write {
 		if p := expandPath(w); p != "" {
 			c.Write = append(c.Write, p)
 		}
 	}
-	c.facts = &facts{deny: r.Paths.Deny, sockets: r.Sandbox.Sockets, scope: r.Paths.Scope == "workspace"}
-	return c.keepOwnFoldersOut()
+	c.facts = &facts{deny: o.Deny, sockets: o.Sockets, scope: o.ScopeWorkspace, toolConfig: o.ToolConfig, systemFolders: o.SystemFolders}
+	return c.keepOwnFoldersOut(o.OwnFolders)
 }
 
 // keepOwnFoldersOut makes sure no command can write where rein keeps its
@@ -231,11 +248,10 @@ func FromRecipeWith(r *recipe.Recipe, st Status) (*Config, string, error) {
 // grant holding one of them cannot be narrowed): a sandbox.write entry
 // that holds one is an error to fix in the recipe, a workspace that holds
 // one (rein run from the home folder) is only read.
-func (c *Config) keepOwnFoldersOut() (*Config, string, error) {
+func (c *Config) keepOwnFoldersOut(own []string) (*Config, string, error) {
 	if c.Mode != "workspace-write" {
 		return c, "", nil
 	}
-	own := recipe.OwnFolders()
 	for _, w := range c.Write {
 		if o := holding(w, own); o != "" {
 			return nil, "", fmt.Errorf("sandbox.write %s holds %s, where rein keeps its own recipes, cache or record: a command could rewrite rein's policy there; grant the tool's own folder instead (such as %s)", w, o, filepath.Join(w, "pip"))
@@ -319,11 +335,12 @@ func (c Config) WithoutNamespaces(st Status) (Config, error) {
 }
 
 // Command returns the helper invocation that runs argv (program at path)
-// under c.
+// under c; self is the helper (Helper).
 func (c *Config) Command(self, path string, argv []string) (string, []string, error) {
 	cc := *c
 	c = &cc
 	c.Prepare()
+	c.Protocol = protocol()
 	if c.Supervised() {
 		c.Parent = os.Getpid()
 	}
@@ -392,14 +409,14 @@ func plural(n int, s string) string {
 // hidden turns secret globs into the concrete paths the sandbox hides from
 // reads: globs without wildcards before their last part ("~/.ssh/**",
 // "/etc/shadow"), which exist and lie outside the workspace.
-func hidden(globs []string, workspace string) []string {
+func hidden(globs []string, workspace string, toolConfig []string) []string {
 	var out []string
 	folders := folderNames{}
 	for _, g := range globs {
 		if !strings.HasPrefix(g, "~/") && !strings.HasPrefix(g, "/") {
 			continue // relative and **/ globs match anywhere: analysis handles those
 		}
-		if slices.Contains(recipe.ToolConfig, g) {
+		if slices.Contains(toolConfig, g) {
 			continue // read by the programs that use it: only naming it is refused
 		}
 		g = strings.TrimSuffix(strings.TrimSuffix(g, "/**"), "/*")
@@ -470,9 +487,9 @@ func (f folderNames) glob(pattern string) []string {
 // besides the workspace: the system folders, the folders on PATH outside
 // it (the programs themselves) and the configuration the programs read for
 // themselves (git's ~/.gitconfig: git stops when it cannot read it).
-func confinedReads() []string {
+func confinedReads(systemFolders, toolConfig []string) []string {
 	var out []string
-	for _, d := range recipe.SystemFolders {
+	for _, d := range systemFolders {
 		if _, err := os.Stat(d); err == nil {
 			out = append(out, d)
 		}
@@ -485,7 +502,7 @@ func confinedReads() []string {
 			out = append(out, d)
 		}
 	}
-	for _, c := range recipe.ToolConfig {
+	for _, c := range toolConfig {
 		if p := expandPath(strings.TrimSuffix(c, "/**")); p != "" {
 			out = append(out, p)
 		}

@@ -23,7 +23,7 @@ func TestHiddenLeavesToolConfigReadable(t *testing.T) {
 		os.MkdirAll(filepath.Dir(filepath.Join(home, name)), 0o755)
 		os.WriteFile(filepath.Join(home, name), nil, 0o600)
 	}
-	got := hidden([]string{"~/.ssh/**", "~/.gitconfig", "~/.bashrc", "~/.*_history", "~/.bash_history", "~/.config/git/**", "~/.aws/**", "**/.env"}, t.TempDir())
+	got := hidden([]string{"~/.ssh/**", "~/.gitconfig", "~/.bashrc", "~/.*_history", "~/.bash_history", "~/.config/git/**", "~/.aws/**", "**/.env"}, t.TempDir(), recipe.ToolConfig)
 	// ~/.*_history hides the histories there are.
 	want := []string{filepath.Join(home, ".ssh"), filepath.Join(home, ".bash_history"), filepath.Join(home, ".python_history")}
 	if !slices.Equal(got, want) {
@@ -36,7 +36,7 @@ func TestHiddenLeavesToolConfigReadable(t *testing.T) {
 // A kernel that refuses the namespaces at start leaves Landlock, unless
 // only the namespace could deny the network.
 func TestNetworkDenialAndNamespaces(t *testing.T) {
-	r := &recipe.Recipe{Workspace: "/w", Sandbox: recipe.Sandbox{Mode: "workspace-write", Network: "deny", Unavailable: "warn"}}
+	o := Options{Workspace: "/w", Mode: "workspace-write", NetworkDeny: true, Unavailable: "warn"}
 	tests := []struct {
 		name            string
 		st              Status
@@ -51,7 +51,7 @@ func TestNetworkDenialAndNamespaces(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, warning, err := FromRecipeWith(r, tt.st)
+			c, warning, err := New(o, tt.st)
 			if err != nil || c.Isolate != tt.isolate || c.Network != tt.denied || !strings.Contains(warning, tt.warning) || (tt.warning == "") != (warning == "") {
 				t.Fatalf("config %+v, warning %q, err %v", c, warning, err)
 			}
@@ -112,8 +112,8 @@ func TestServiceSockets(t *testing.T) {
 func TestPreparedFactsAreRenewed(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
-	r := &recipe.Recipe{Workspace: t.TempDir(), Sandbox: recipe.Sandbox{Mode: "read-only"}, Paths: recipe.Paths{Deny: []string{"~/.aws/**"}}}
-	c, _, err := FromRecipeWith(r, Status{OS: "linux", Filesystem: true, LandlockABI: 4, Network: true})
+	o := Options{Workspace: t.TempDir(), Mode: "read-only", Deny: []string{"~/.aws/**"}}
+	c, _, err := New(o, Status{OS: "linux", Filesystem: true, LandlockABI: 4, Network: true})
 	if err != nil {
 		t.Fatal(err)
 	}
