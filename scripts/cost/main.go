@@ -83,11 +83,15 @@ func measure(rounds int, asJSON, bench bool) error {
 	defer os.RemoveAll(tmp)
 	rein := filepath.Join(tmp, "rein")
 	hello := filepath.Join(tmp, "hello")
-	if err := build(root, rein, "./cmd/rein"); err != nil {
+	// rein and its small sandbox helper side by side, stamped with the
+	// commit as go install stamps a release: rein uses rein-sandbox only
+	// then (a working tree with changes is its own helper).
+	if err := build(root, tmp+string(filepath.Separator), "./cmd/rein", "./cmd/rein-sandbox"); err != nil {
 		return err
 	}
+	helper := helperInUse(rein)
 	os.WriteFile(filepath.Join(tmp, "hello.go"), []byte("package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello\") }\n"), 0o644)
-	if err := build(tmp, hello, "hello.go"); err != nil {
+	if err := build(tmp, hello, "./hello.go"); err != nil {
 		return err
 	}
 	self, _ := os.Executable()
@@ -162,9 +166,9 @@ func measure(rounds int, asJSON, bench bool) error {
 	if asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"go": runtime.Version(), "cpus": runtime.NumCPU(), "rounds": rounds, "figures": figs})
+		return enc.Encode(map[string]any{"go": runtime.Version(), "cpus": runtime.NumCPU(), "rounds": rounds, "helper": helper, "figures": figs})
 	}
-	fmt.Printf("%d interleaved rounds, medians; %s, %d CPUs\n\n", rounds, runtime.Version(), runtime.NumCPU())
+	fmt.Printf("%d interleaved rounds, medians; %s, %d CPUs; sandbox helper: %s\n\n", rounds, runtime.Version(), runtime.NumCPU(), helper)
 	fmt.Printf("%-56s %9s %9s %7s %7s\n", "figure", "rein ms", "base ms", "ratio", "target")
 	for _, f := range figs {
 		if f.Skipped != "" {
@@ -304,14 +308,33 @@ func bareParse(in io.Reader) int {
 }
 
 // build builds as the justfile does (CGO_ENABLED=0: a static binary).
-func build(dir, out, pkg string) error {
-	cmd := exec.Command("go", "build", "-o", out, pkg)
+func build(dir, out string, pkgs ...string) error {
+	cmd := exec.Command("go", append([]string{"build", "-buildvcs=true", "-o", out}, pkgs...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
+		return fmt.Errorf("go build %s: %v\n%s", strings.Join(pkgs, " "), err, b)
 	}
 	return nil
+}
+
+// helperInUse says which sandbox helper the built rein starts: rein-sandbox
+// when the build carries a release or commit, else rein itself.
+func helperInUse(rein string) string {
+	out, err := exec.Command("go", "version", "-m", rein).Output()
+	if err != nil {
+		return "unknown (" + err.Error() + ")"
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 3 && f[0] == "mod" {
+			if v := f[2]; v == "(devel)" || strings.HasSuffix(v, "+dirty") {
+				return "rein itself (the working tree has changes; commit them to measure rein-sandbox)"
+			}
+			return "rein-sandbox (" + f[2] + ")"
+		}
+	}
+	return "rein itself"
 }
 
 // findCodex returns Codex CLI's native binary from the pinned npm package
