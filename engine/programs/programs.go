@@ -219,15 +219,12 @@ func (p *Parsed) Effects() Effect {
 
 // Lookup returns the table's spec for a program by its base name, or nil.
 func Lookup(name string) *Spec {
-	t := table()
-	if s, ok := t.specs[name]; ok {
+	if s := spec(name); s != nil {
 		return s
 	}
 	// python3.12 is python.
 	if base := strings.TrimRight(name, "0123456789."); base != name && base != "" {
-		if s, ok := t.specs[base]; ok {
-			return s
-		}
+		return spec(base)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package programs
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -251,4 +252,22 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Each program read alone (as Lookup reads it, on first use) is the
+// program read with the whole table.
+func TestLookupReadsAsTheWholeTable(t *testing.T) {
+	whole := table()
+	for _, name := range Names() {
+		got, want := Lookup(name), whole.specs[name]
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s read alone differs from %s in the whole table", name, name)
+		}
+	}
+	if Lookup("egrep") != Lookup("grep") {
+		t.Error("an alias has a spec of its own")
+	}
+	if Lookup("no-such-program") != nil {
+		t.Error("a program the table lacks has a spec")
+	}
 }

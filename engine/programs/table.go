@@ -32,15 +32,124 @@ type programTable struct {
 	specs map[string]*Spec
 }
 
-var loaded = sync.OnceValue(func() *programTable {
+// The table is read one program at a time, when a command first names it:
+// reading all of it took about a millisecond and 800 KB of allocations, a
+// sixth of a rein check, which names one or two programs. An index of
+// where each program's lines are (its block, its subcommands', its common
+// line, and the groups they include) is made once, without reading options.
+// TestTable reads the whole table as one, with every check of its form.
+
+// block is a span of tableText: a keyword line and the option lines below.
+type block struct{ start, end int }
+
+type tableIndex struct {
+	programs map[string][]block // in table order
+	groups   map[string]block
+	aliases  map[string]string
+}
+
+var index = sync.OnceValue(func() *tableIndex {
+	idx := &tableIndex{programs: map[string][]block{}, groups: map[string]block{}, aliases: map[string]string{}}
+	curProgram, curGroup := "", ""
+	end := func(at int) {
+		if bs := idx.programs[curProgram]; curProgram != "" {
+			bs[len(bs)-1].end = at // the slice shares the map value's array
+		}
+		if curGroup != "" {
+			idx.groups[curGroup] = block{idx.groups[curGroup].start, at}
+		}
+		curProgram, curGroup = "", ""
+	}
+	for at := 0; at < len(tableText); {
+		n := strings.IndexByte(tableText[at:], '\n')
+		if n < 0 {
+			n = len(tableText) - at
+		}
+		if line := tableText[at : at+n]; line != "" && line[0] != ' ' && line[0] != '#' {
+			end(at)
+			switch f := strings.Fields(line); {
+			case (f[0] == "program" || f[0] == "sub" || f[0] == "common") && len(f) >= 2:
+				curProgram = f[1]
+				idx.programs[curProgram] = append(idx.programs[curProgram], block{start: at})
+			case f[0] == "group" && len(f) == 2:
+				curGroup = f[1]
+				idx.groups[curGroup] = block{start: at}
+			case f[0] == "alias" && len(f) == 3:
+				idx.aliases[f[1]] = f[2]
+			}
+		}
+		at += n + 1
+	}
+	end(len(tableText))
+	return idx
+})
+
+// specs are the programs read so far, by name.
+var specs struct {
+	sync.Mutex
+	m map[string]*Spec
+}
+
+// spec reads one program of the table (nil: the table has none by that
+// name): its blocks, after the groups they include, parsed as a table of
+// their own.
+func spec(name string) *Spec {
+	specs.Lock()
+	defer specs.Unlock()
+	if s, ok := specs.m[name]; ok {
+		return s
+	}
+	if specs.m == nil {
+		specs.m = map[string]*Spec{}
+	}
+	idx := index()
+	target := name
+	if to, ok := idx.aliases[name]; ok {
+		target = to
+	}
+	var s *Spec
+	if blocks := idx.programs[target]; len(blocks) > 0 {
+		var text strings.Builder
+		included := map[string]bool{}
+		var include func(b block)
+		include = func(b block) {
+			for _, line := range strings.Split(tableText[b.start:b.end], "\n") {
+				if f := strings.Fields(line); len(f) == 2 && f[0] == "include" && !included[f[1]] {
+					included[f[1]] = true
+					g := idx.groups[f[1]]
+					include(g) // a group may include another, defined above it
+					text.WriteString(tableText[g.start:g.end])
+				}
+			}
+		}
+		for _, b := range blocks {
+			include(b)
+		}
+		for _, b := range blocks {
+			text.WriteString(tableText[b.start:b.end])
+		}
+		t, err := parseTable(text.String())
+		if err != nil {
+			panic("programs: table.txt: " + err.Error()) // TestTable reports it first
+		}
+		s = t.specs[target]
+		if prev, ok := specs.m[target]; ok {
+			s = prev // an alias shares its program's spec, as in the table
+		}
+		specs.m[target] = s
+	}
+	specs.m[name] = s
+	return s
+}
+
+// table reads the whole table (Names, and tests).
+var table = sync.OnceValue(func() *programTable {
 	t, err := parseTable(tableText)
 	if err != nil {
 		panic("programs: table.txt: " + err.Error()) // TestTable reports it first
 	}
 	return t
 })
-
-func table() *programTable { return loaded() }
 
 // parseTable reads the table's text.
 func parseTable(text string) (*programTable, error) {
