@@ -241,7 +241,7 @@ func grepPatternGiven(args []string) bool {
 func printsPatch(a string) bool {
 	if len(a) > 2 && a[0] == '-' && a[1] != '-' && !strings.Contains(a, "=") {
 		// A cluster of letters (-Dp is -D -p), read as git log reads it.
-		if log := programs.Lookup("git").Subcommands["log"]; log != nil {
+		if log := programs.Lookup("git").Subcommand("log"); log != nil {
 			for _, g := range log.Parse([]string{a}).Options {
 				if g.Option != nil && slices.ContainsFunc(g.Option.Names, func(n string) bool { return n != a && printsPatch(n) }) {
 					return true

@@ -140,9 +140,13 @@ type Spec struct {
 	Name    string // "sort", "git log"
 	Grammar Grammar
 	Options []*Option
-	// Subcommands of a program that has them (git); the options above are
-	// then the ones before the subcommand.
-	Subcommands map[string]*Spec
+	// subs are the subcommands of a program that has them (git), read
+	// when first asked for (Subcommand); the options above are then the
+	// ones before the subcommand. subBlocks are where the table has the
+	// ones not read yet.
+	subs      map[string]*Spec
+	subBlocks map[string]block
+	header    int // where the program's own line is in the table
 	// Common are the subcommands a refusal offers first, most used first.
 	Common []string
 	// Numbers: -NUM is an option (head -20, grep -3, git log -5).
@@ -256,7 +260,7 @@ func (s *Spec) Parse(args []string) *Parsed {
 // command after command keeps one Parsed.
 func (s *Spec) ParseInto(args []string, p *Parsed) {
 	*p = Parsed{Spec: s, Options: p.Options[:0], Operands: p.Operands[:0], Unknown: p.Unknown[:0], Ambiguous: p.Ambiguous[:0]}
-	if len(s.Subcommands) == 0 {
+	if !s.HasSubcommands() {
 		s.parse(args, 0, p)
 		return
 	}
@@ -267,8 +271,8 @@ func (s *Spec) ParseInto(args []string, p *Parsed) {
 		return
 	}
 	p.Sub, p.SubAt = args[n], n
-	sub, ok := s.Subcommands[p.Sub]
-	if !ok {
+	sub := s.Subcommand(p.Sub)
+	if sub == nil {
 		for i := n + 1; i < len(args); i++ {
 			p.Operands = append(p.Operands, Operand{args[i], i})
 		}

@@ -254,20 +254,31 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-// Each program read alone (as Lookup reads it, on first use) is the
-// program read with the whole table.
+// Each program read alone (as Lookup reads it, on first use), and each of
+// its subcommands read when asked for, is the program read with the whole
+// table.
 func TestLookupReadsAsTheWholeTable(t *testing.T) {
 	whole := table()
+	same := func(a, b *Spec) bool {
+		return a.Name == b.Name && a.Grammar == b.Grammar && a.Numbers == b.Numbers && slices.Equal(a.Common, b.Common) &&
+			reflect.DeepEqual(a.Options, b.Options) && reflect.DeepEqual(a.short, b.short) && reflect.DeepEqual(a.long, b.long) && slices.Equal(a.longs, b.longs)
+	}
 	for _, name := range Names() {
 		got, want := Lookup(name), whole.specs[name]
-		if !reflect.DeepEqual(got, want) {
+		if !same(got, want) || !slices.Equal(got.SubcommandNames(), want.SubcommandNames()) {
 			t.Errorf("%s read alone differs from %s in the whole table", name, name)
+			continue
+		}
+		for _, sub := range want.SubcommandNames() {
+			if g, w := got.Subcommand(sub), want.Subcommand(sub); g == nil || !same(g, w) || g.HasSubcommands() {
+				t.Errorf("%s %s read alone differs from the whole table's", name, sub)
+			}
 		}
 	}
 	if Lookup("egrep") != Lookup("grep") {
 		t.Error("an alias has a spec of its own")
 	}
-	if Lookup("no-such-program") != nil {
-		t.Error("a program the table lacks has a spec")
+	if Lookup("no-such-program") != nil || Lookup("git").Subcommand("no-such-sub") != nil {
+		t.Error("a program or subcommand the table lacks has a spec")
 	}
 }

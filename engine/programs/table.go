@@ -3,6 +3,8 @@ package programs
 import (
 	_ "embed"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -109,30 +111,23 @@ func spec(name string) *Spec {
 	}
 	var s *Spec
 	if blocks := idx.programs[target]; len(blocks) > 0 {
-		var text strings.Builder
-		included := map[string]bool{}
-		var include func(b block)
-		include = func(b block) {
-			for _, line := range strings.Split(tableText[b.start:b.end], "\n") {
-				if f := strings.Fields(line); len(f) == 2 && f[0] == "include" && !included[f[1]] {
-					included[f[1]] = true
-					g := idx.groups[f[1]]
-					include(g) // a group may include another, defined above it
-					text.WriteString(tableText[g.start:g.end])
-				}
+		// The program's own lines now; each subcommand's when asked for.
+		var own []block
+		subBlocks, header := map[string]block{}, 0
+		for _, b := range blocks {
+			switch f := strings.Fields(tableText[b.start:min(b.end, b.start+200)]); f[0] {
+			case "sub":
+				subBlocks[f[2]] = b
+				continue
+			case "program":
+				header = b.start
 			}
+			own = append(own, b)
 		}
-		for _, b := range blocks {
-			include(b)
+		s = parseBlocks(idx, own).specs[target]
+		if len(subBlocks) > 0 {
+			s.subBlocks, s.header = subBlocks, header
 		}
-		for _, b := range blocks {
-			text.WriteString(tableText[b.start:b.end])
-		}
-		t, err := parseTable(text.String())
-		if err != nil {
-			panic("programs: table.txt: " + err.Error()) // TestTable reports it first
-		}
-		s = t.specs[target]
 		if prev, ok := specs.m[target]; ok {
 			s = prev // an alias shares its program's spec, as in the table
 		}
@@ -140,6 +135,75 @@ func spec(name string) *Spec {
 	}
 	specs.m[name] = s
 	return s
+}
+
+// parseBlocks parses blocks of the table, after the groups they include,
+// as a table of their own.
+func parseBlocks(idx *tableIndex, blocks []block) *programTable {
+	var text strings.Builder
+	included := map[string]bool{}
+	var include func(b block)
+	include = func(b block) {
+		for _, line := range strings.Split(tableText[b.start:b.end], "\n") {
+			if f := strings.Fields(line); len(f) == 2 && f[0] == "include" && !included[f[1]] {
+				included[f[1]] = true
+				g := idx.groups[f[1]]
+				include(g) // a group may include another, defined above it
+				text.WriteString(tableText[g.start:g.end])
+			}
+		}
+	}
+	for _, b := range blocks {
+		include(b)
+	}
+	for _, b := range blocks {
+		text.WriteString(tableText[b.start:b.end])
+	}
+	t, err := parseTable(text.String())
+	if err != nil {
+		panic("programs: table.txt: " + err.Error()) // TestTable reports it first
+	}
+	return t
+}
+
+// Subcommand is the spec of one of the program's subcommands (nil: the
+// table has no such subcommand), read on first use.
+func (s *Spec) Subcommand(name string) *Spec {
+	if s.subBlocks == nil {
+		return s.subs[name] // read with the whole table, or none
+	}
+	specs.Lock()
+	defer specs.Unlock()
+	if sub, ok := s.subs[name]; ok {
+		return sub
+	}
+	b, ok := s.subBlocks[name]
+	if !ok {
+		return nil
+	}
+	// A sub line needs its program above it: the program's header line.
+	header := block{s.header, s.header + strings.IndexByte(tableText[s.header:], '\n') + 1}
+	sub := parseBlocks(index(), []block{header, b}).specs[s.Name].subs[name]
+	if s.subs == nil {
+		s.subs = map[string]*Spec{}
+	}
+	s.subs[name] = sub
+	return sub
+}
+
+// HasSubcommands reports whether the program has subcommands.
+func (s *Spec) HasSubcommands() bool { return len(s.subs) > 0 || len(s.subBlocks) > 0 }
+
+// SubcommandNames lists the program's subcommands, sorted.
+func (s *Spec) SubcommandNames() []string {
+	names := map[string]bool{}
+	for n := range s.subs {
+		names[n] = true
+	}
+	for n := range s.subBlocks {
+		names[n] = true
+	}
+	return slices.Sorted(maps.Keys(names))
 }
 
 // table reads the whole table (Names, and tests).
@@ -203,13 +267,13 @@ func parseTable(text string) (*programTable, error) {
 					cur.Numbers = true
 				}
 				if parent != nil {
-					if parent.Subcommands == nil {
-						parent.Subcommands = map[string]*Spec{}
+					if parent.subs == nil {
+						parent.subs = map[string]*Spec{}
 					}
-					if parent.Subcommands[rest[0]] != nil {
+					if parent.subs[rest[0]] != nil {
 						return nil, fail("subcommand defined twice")
 					}
-					parent.Subcommands[rest[0]] = cur
+					parent.subs[rest[0]] = cur
 				} else {
 					if t.specs[name] != nil {
 						return nil, fail("program defined twice")

@@ -277,7 +277,7 @@ func (o *oracle) generate(r *rand.Rand) []string {
 			continue
 		}
 		if sub != "" {
-			spec = spec.Subcommands[sub]
+			spec = spec.Subcommand(sub)
 			if spec == nil {
 				continue
 			}
