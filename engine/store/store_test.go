@@ -406,3 +406,29 @@ func BenchmarkSessions(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkAudit10k lists 10,000 audit records, as rein audit does.
+func BenchmarkAudit10k(b *testing.B) {
+	s, err := Open(filepath.Join(b.TempDir(), "rein.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	tx, _ := s.db.Begin()
+	for i := range 10000 {
+		code := 0
+		tx.Exec(`INSERT INTO commands (session_id, source, workspace, command, verdict, rule, reason, exit_code, timed_out, duration_ms, created_at, state, pid, tool_use_id)
+			VALUES (NULL, 'exec', '/work/repo', ?, 'allow', 'commands: git log', '', ?, 0, 3, '2026-11-26T06:00:00Z', 'ended', 0, '')`, fmt.Sprintf("git log --oneline -n %d", i), code)
+	}
+	if err := tx.Commit(); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		rows, err := s.Audit(ctx, Filter{})
+		if err != nil || len(rows) != 10000 {
+			b.Fatalf("%d rows, %v", len(rows), err)
+		}
+	}
+}
