@@ -29,8 +29,8 @@ type NameInput struct {
 
 // xargsInput reads xargs's options with the syntax unwrapping uses.
 func xargsInput(c *Command) NameInput {
-	loadWrappers()
-	o := skipOptions(c.Words, wrappers["xargs"], true)
+	syn, _ := wrapperSyntax("xargs")
+	o := skipOptions(c.Words, *syn, true)
 	next, opts := o.next, o.values
 	x := NameInput{Command: c.Argv[next:], Xargs: true}
 	for opt, value := range opts {

@@ -3,6 +3,8 @@ package shellparse
 import (
 	"strings"
 	"testing"
+
+	"github.com/reinsh/rein/engine/programs"
 )
 
 // Wrappers read their long options as getopt_long does: an abbreviation is
@@ -97,6 +99,20 @@ func TestStaticOption(t *testing.T) {
 	for raw, want := range map[string]bool{"--unset=$X": true, "--u$Y": false, `"--$Z"`: false, "--unset": false, "-u$X": false, "--a'b'=c": false} {
 		if got := staticOption(raw); got != want {
 			t.Errorf("staticOption(%q) = %v, want %v", raw, got, want)
+		}
+	}
+}
+
+// Every wrapper the program table knows takes its options from the table,
+// and lists none of its own (refine panics otherwise).
+func TestWrappersTakeTheirOptionsFromTheTable(t *testing.T) {
+	for name := range wrappers {
+		syn, ok := wrapperSyntax(name)
+		if !ok || syn == nil {
+			t.Fatalf("%s: no syntax", name)
+		}
+		if programs.Lookup(name) != nil && !syn.known {
+			t.Errorf("%s: the table knows it, its syntax does not", name)
 		}
 	}
 }

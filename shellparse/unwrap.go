@@ -48,9 +48,10 @@ func (a *analyzer) unwrap(cmd *Command, ctx context) {
 		w.special(a, cmd, exec)
 		return
 	}
-	opts := skipOptions(words, *w.options, name == "env" || w.options.chdir != nil)
+	syn, _ := wrapperSyntax(name)
+	opts := skipOptions(words, *syn, name == "env" || syn.chdir != nil)
 	if opts.unknown != "" {
-		a.finding(FindingUnknownOption, unknownOption(name, opts.unknown, *w.options), cmd.Pos, cmd.Via)
+		a.finding(FindingUnknownOption, unknownOption(name, opts.unknown, *syn), cmd.Pos, cmd.Via)
 		return
 	}
 	if !opts.runs {
@@ -58,7 +59,7 @@ func (a *analyzer) unwrap(cmd *Command, ctx context) {
 	}
 	next, env := opts.next, opts.env
 	// env -C DIR and sudo -D DIR run the command in DIR.
-	for _, o := range w.options.chdir {
+	for _, o := range syn.chdir {
 		if d, ok := opts.values[o]; ok && d != "" {
 			exec.dir = joinDir(exec.dir, d)
 		}
@@ -460,8 +461,8 @@ func (a *analyzer) unwrapParallel(cmd *Command, ctx context) {
 var sshCommandOptions = []string{"proxycommand", "localcommand", "knownhostscommand", "remotecommand"}
 
 func (a *analyzer) unwrapSSH(cmd *Command, ctx context) {
-	loadWrappers()
-	syn := wrappers["ssh"]
+	sp, _ := wrapperSyntax("ssh")
+	syn := *sp
 	words := cmd.Words
 	// Options that run local commands, wherever they stand.
 	for i := 1; i < len(words); i++ {

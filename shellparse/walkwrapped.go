@@ -148,8 +148,8 @@ func WalkMayRefuse(program string) bool {
 	case "git", "tar", "gtar", "bsdtar", "find":
 		return true
 	}
-	_, wraps := runsAfterOptions(program)
-	return wraps
+	_, wraps := wrappers[program] // membership only: no options read
+	return wraps && program != "ssh"
 }
 
 // walkerName is the program argv[0] starts, as the walk guards name it.
@@ -158,9 +158,11 @@ func walkerName(argv0 string) string { return path.Base(filepath.ToSlash(argv0))
 // runsAfterOptions returns the option syntax of a wrapper whose command
 // follows its options on the same machine (ssh's runs elsewhere).
 func runsAfterOptions(program string) (optionSyntax, bool) {
-	loadWrappers()
-	syn, ok := wrappers[program]
-	return syn, ok && program != "ssh"
+	if _, ok := wrappers[program]; !ok || program == "ssh" {
+		return optionSyntax{}, false
+	}
+	syn, _ := wrapperSyntax(program)
+	return *syn, true
 }
 
 // WalkRefusal returns the error WalkWithout would refuse a static argv

@@ -62,51 +62,70 @@ var wrappers = map[string]optionSyntax{
 	"ssh": {shortValue: "BbcDEeFIiJLlmOoPpQRSWw"},
 }
 
-// wrappersReady makes the wrappers' tables on first use, not at start:
-// reading the program table costs a millisecond and thousands of
-// allocations that a process which analyses nothing (the sandbox helper,
-// rein version) should not pay.
+// wrappersReady makes the wrappings table on first use, not at start.
 var wrappersReady sync.Once
 
-// loadWrappers makes wrappers and wrappings ready; every reader calls it.
+// loadWrappers makes wrappings ready; every reader calls it.
 func loadWrappers() {
-	wrappersReady.Do(func() {
-		refineWrappers()
-		buildWrappings()
-	})
+	wrappersReady.Do(buildWrappings)
 }
 
-// refineWrappers takes the options of wrappers the program table knows
-// from the table.
-func refineWrappers() {
-	for name, syn := range wrappers {
-		spec := programs.Lookup(name)
-		if spec == nil {
-			continue
-		}
-		if syn.shortValue != "" || syn.optValue != "" || syn.shortOther != "" || syn.longValue != nil || syn.longOther != nil {
-			// Two lists of one program's options drift apart: the table's
-			// is the one (every test that reads a wrapper fails here).
-			panic("shellparse: the wrapper " + name + " lists options of its own; the program table has them")
-		}
-		syn.known, syn.numbers = true, spec.Numbers
-		for _, o := range spec.Options {
-			for _, n := range o.Names {
-				switch {
-				case len(n) == 2 && o.Arity == programs.Required:
-					syn.shortValue += n[1:]
-				case len(n) == 2 && o.Arity == programs.Optional:
-					syn.optValue += n[1:]
-				case len(n) == 2:
-					syn.shortOther += n[1:]
-				case o.Arity == programs.Required:
-					syn.longValue = append(syn.longValue, n)
-				default:
-					syn.longOther = append(syn.longOther, n)
-				}
+// refined holds the wrappers' syntaxes as read with the program table: each
+// the first time a command runs through it (reading a program's options
+// costs; most commands run through no wrapper).
+var refined struct {
+	sync.Mutex
+	m map[string]*optionSyntax
+}
+
+// wrapperSyntax is the option syntax of a wrapper (wrappers), its options
+// taken from the program table when the table knows it.
+func wrapperSyntax(name string) (*optionSyntax, bool) {
+	syn, ok := wrappers[name]
+	if !ok {
+		return nil, false
+	}
+	refined.Lock()
+	defer refined.Unlock()
+	if r, ok := refined.m[name]; ok {
+		return r, true
+	}
+	if refined.m == nil {
+		refined.m = map[string]*optionSyntax{}
+	}
+	refine(name, &syn)
+	refined.m[name] = &syn
+	return &syn, true
+}
+
+// refine takes a wrapper's options from the program table, where it has
+// them.
+func refine(name string, syn *optionSyntax) {
+	spec := programs.Lookup(name)
+	if spec == nil {
+		return
+	}
+	if syn.shortValue != "" || syn.optValue != "" || syn.shortOther != "" || syn.longValue != nil || syn.longOther != nil {
+		// Two lists of one program's options drift apart: the table's is
+		// the one (TestWrappersTakeTheirOptionsFromTheTable reads them all).
+		panic("shellparse: the wrapper " + name + " lists options of its own; the program table has them")
+	}
+	syn.known, syn.numbers = true, spec.Numbers
+	for _, o := range spec.Options {
+		for _, n := range o.Names {
+			switch {
+			case len(n) == 2 && o.Arity == programs.Required:
+				syn.shortValue += n[1:]
+			case len(n) == 2 && o.Arity == programs.Optional:
+				syn.optValue += n[1:]
+			case len(n) == 2:
+				syn.shortOther += n[1:]
+			case o.Arity == programs.Required:
+				syn.longValue = append(syn.longValue, n)
+			default:
+				syn.longOther = append(syn.longOther, n)
 			}
 		}
-		wrappers[name] = syn
 	}
 }
 
@@ -145,7 +164,7 @@ var specialWrappers map[string]func(*analyzer, *Command, context)
 type wrapping struct {
 	shell   bool
 	special func(*analyzer, *Command, context)
-	options *optionSyntax
+	options bool // a wrapper: wrapperSyntax reads its options
 }
 
 var wrappings map[string]wrapping
@@ -167,10 +186,8 @@ func buildWrappings() {
 	// Shells first, then special syntaxes, then plain options (ssh is in
 	// both of the last two).
 	wrappings = make(map[string]wrapping, len(wrappers)+len(specialWrappers)+len(shells))
-	syntaxes := make([]optionSyntax, 0, len(wrappers))
-	for name, syn := range wrappers {
-		syntaxes = append(syntaxes, syn)
-		wrappings[name] = wrapping{options: &syntaxes[len(syntaxes)-1]}
+	for name := range wrappers {
+		wrappings[name] = wrapping{options: true}
 	}
 	for name, f := range specialWrappers {
 		wrappings[name] = wrapping{special: f}
