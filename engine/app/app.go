@@ -74,6 +74,7 @@ func SandboxWith(r *recipe.Recipe, st sandbox.Status) (*sandbox.Config, string, 
 		Limits:    sandbox.Limits{CPUSeconds: r.Limits.CPUSeconds, FileSize: r.Limits.FileSizeBytes, Processes: r.Limits.Processes, AddressSpace: r.Limits.AddressSpaceBytes},
 		Deny:      r.Paths.Deny, Sockets: r.Sandbox.Sockets, ScopeWorkspace: r.Paths.Scope == "workspace",
 		ToolConfig: recipe.ToolConfig, SystemFolders: recipe.SystemFolders, OwnFolders: recipe.OwnFolders(),
+		CacheDir: recipe.CacheDir(),
 	}
 	for _, w := range r.Sandbox.Write {
 		if w, ok := recipe.ExpandWorkspaceCache(w, r.Workspace); ok {

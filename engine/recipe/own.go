@@ -29,6 +29,15 @@ func OwnFolders() []string {
 	return dirs
 }
 
+// CacheDir is rein's cache folder (the compiled recipes are in its
+// recipes/), or "" when there is none.
+func CacheDir() string {
+	if d := (Options{}).cacheDir(); d != "" {
+		return filepath.Dir(d)
+	}
+	return ""
+}
+
 // StateDir is rein's state folder ($XDG_STATE_HOME/rein or
 // ~/.local/state/rein), where its database and the approved recipes live;
 // "" when there is no home folder.

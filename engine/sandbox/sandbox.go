@@ -106,6 +106,7 @@ type facts struct {
 	scope   bool     // paths.scope 'workspace'
 	// toolConfig and systemFolders: Options.ToolConfig, SystemFolders.
 	toolConfig, systemFolders []string
+	cacheDir                  string // Options.CacheDir
 	hide                      []string
 	read                      []string
 	services                  []string
@@ -132,7 +133,7 @@ func (c *Config) Prepare() {
 		if f.scope {
 			f.read = confinedReads(f.systemFolders, f.toolConfig)
 		}
-		f.services = serviceSockets(f.sockets)
+		f.services = serviceSockets(f.sockets, f.cacheDir)
 		f.grants = readGrants(c.readRoots(f.read), f.hide)
 		f.at = time.Now()
 	}
@@ -199,6 +200,9 @@ type Options struct {
 	// hidden, read when reads are confined); SystemFolders what programs
 	// read to run at all; OwnFolders where rein keeps its own state.
 	ToolConfig, SystemFolders, OwnFolders []string
+	// CacheDir is rein's cache, one of OwnFolders: what is costly to find
+	// again is kept there ("": nothing is kept).
+	CacheDir string
 }
 
 // New builds the sandbox for a recipe's options on a kernel of status st.
@@ -239,7 +243,7 @@ func New(o Options, st Status) (*Config, string, error) {
 			c.Write = append(c.Write, p)
 		}
 	}
-	c.facts = &facts{deny: o.Deny, sockets: o.Sockets, scope: o.ScopeWorkspace, toolConfig: o.ToolConfig, systemFolders: o.SystemFolders}
+	c.facts = &facts{deny: o.Deny, sockets: o.Sockets, scope: o.ScopeWorkspace, toolConfig: o.ToolConfig, systemFolders: o.SystemFolders, cacheDir: o.CacheDir}
 	return c.keepOwnFoldersOut(o.OwnFolders)
 }
 

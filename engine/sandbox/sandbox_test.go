@@ -92,15 +92,15 @@ func TestServiceSockets(t *testing.T) {
 	os.WriteFile(agent, nil, 0o600)
 	t.Setenv("XDG_RUNTIME_DIR", runtimeDir)
 	t.Setenv("SSH_AUTH_SOCK", agent)
-	got := serviceSockets(nil)
+	got := serviceSockets(nil, "")
 	if !slices.Contains(got, runtimeDir) || !slices.Contains(got, filepath.Dir(agent)) {
 		t.Errorf("hidden: %q", got)
 	}
-	if got := serviceSockets([]string{filepath.Join(runtimeDir, "podman", "podman.sock")}); slices.Contains(got, runtimeDir) {
+	if got := serviceSockets([]string{filepath.Join(runtimeDir, "podman", "podman.sock")}, ""); slices.Contains(got, runtimeDir) {
 		t.Errorf("a folder holding an allowed socket is hidden: %q", got)
 	}
 	t.Setenv("XDG_RUNTIME_DIR", filepath.Join(runtimeDir, "missing"))
-	if got := serviceSockets(nil); slices.Contains(got, filepath.Join(runtimeDir, "missing")) {
+	if got := serviceSockets(nil, ""); slices.Contains(got, filepath.Join(runtimeDir, "missing")) {
 		t.Errorf("a missing folder is listed: %q", got)
 	}
 }
@@ -213,5 +213,38 @@ func TestGrantsTooLargeForAnArgument(t *testing.T) {
 	}
 	if c.Grants == nil {
 		t.Error("Command changed the Config it was given")
+	}
+}
+
+// The ssh-agent folders of a busy temp folder are listed again only when
+// the folder changed (its modification time), and a time too recent to
+// tell a later change by is never kept.
+func TestAgentFoldersKept(t *testing.T) {
+	tmp, cache := t.TempDir(), t.TempDir()
+	os.Mkdir(filepath.Join(tmp, "ssh-a"), 0o700)
+	os.Mkdir(filepath.Join(tmp, "other"), 0o700)
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(tmp, old, old)
+	if got := agentFoldersIn(tmp, cache); !slices.Equal(got, []string{filepath.Join(tmp, "ssh-a")}) {
+		t.Fatalf("listed %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(cache, "ssh-agent-folders.json")); err != nil {
+		t.Fatalf("not kept: %v", err)
+	}
+	// Kept: a folder made behind the cache's back with the time set back
+	// is not seen (the cache trusts the time, as designed)...
+	os.Mkdir(filepath.Join(tmp, "ssh-hidden"), 0o700)
+	os.Chtimes(tmp, old, old)
+	if got := agentFoldersIn(tmp, cache); len(got) != 1 {
+		t.Errorf("the kept list was not used: %q", got)
+	}
+	// ...but any change of the time lists the folder again, and a fresh
+	// time is neither trusted nor kept.
+	os.Mkdir(filepath.Join(tmp, "ssh-b"), 0o700)
+	if got := agentFoldersIn(tmp, cache); len(got) != 3 {
+		t.Errorf("after a change: %q", got)
+	}
+	if got := agentFoldersIn(tmp, ""); len(got) != 3 {
+		t.Errorf("without a cache: %q", got)
 	}
 }
