@@ -62,7 +62,7 @@ func (p process) run(ctx context.Context) (outcome, error) {
 		// Where no temp folder can be made (rein inside another agent's
 		// read-only sandbox), the command gets none: it is a write grant
 		// only, and nothing is writable there anyway.
-		if tmp, err := os.MkdirTemp("", "rein-tmp-"); err == nil {
+		if tmp, err := commandTempDir(); err == nil {
 			defer os.RemoveAll(tmp)
 			cfg.TempDir = tmp
 			env = append(append([]string(nil), env...), "TMPDIR="+tmp, "TMP="+tmp, "TEMP="+tmp)
