@@ -253,7 +253,7 @@ func (a *execAudit) finish(res *runner.Result) {
 		if a.err == nil {
 			a.err = session.FinishCall(a.st, a.id, a.sess, a.rec, res)
 		}
-		a.st.Close()
+		a.e.closeStore(a.st)
 	}
 	if a.err != nil {
 		fmt.Fprintf(a.e.stderr, "rein: warning: not audited: %v\n", a.err)

@@ -87,6 +87,48 @@ func TestFaultKillExec(t *testing.T) {
 	}
 }
 
+// rein exec leaves its database open when it ends (the next open copies
+// the log in): one run after another, every record is there and ended, the
+// database sound, and the log stays small rather than growing with runs.
+func TestExecLeavesTheLogSmall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts rein 40 times")
+	}
+	dir, db, env := faultSetup(t)
+	const runs = 40
+	for i := range runs {
+		cmd := exec.Command(os.Args[0], "--dir", dir, "exec", fmt.Sprintf("echo run-%d", i))
+		cmd.Env = env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("run %d: %v\n%s", i, err, out)
+		}
+	}
+	st, err := store.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.Check(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := st.Audit(context.Background(), store.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended := 0
+	for _, r := range rows {
+		if r.State == store.Ended {
+			ended++
+		}
+	}
+	if len(rows) != runs || ended != runs {
+		t.Errorf("%d records, %d ended; want %d of each", len(rows), ended, runs)
+	}
+	if fi, err := os.Stat(db + "-wal"); err == nil && fi.Size() > 256<<10 {
+		t.Errorf("after %d runs the log is %d bytes", runs, fi.Size())
+	}
+}
+
 // Many rein exec at once into one database: none may fail or find it
 // locked; the figures are each call's whole-process latency.
 func TestFaultConcurrentExec(t *testing.T) {

@@ -53,6 +53,8 @@ type hookAgent struct {
 	// db is the audit database the rewritten run records in: the hook's
 	// own, whatever the agent's shell environment says.
 	db string
+	// env is the process's (for closeStore).
+	env *env
 }
 
 type hookClaude struct{ hookAgent }
@@ -71,6 +73,7 @@ var hookDeadline = 20 * time.Second
 // answer reads the call, decides, and writes the agent's answer. Every
 // failure on the way is a denial saying what went wrong.
 func (h *hookAgent) answer(g *Globals, e *env, agent hook.Agent) error {
+	h.env = e
 	type result struct {
 		call *hook.Call
 		a    hook.Answer
@@ -149,14 +152,14 @@ func (h *hookAgent) decide(g *Globals, call *hook.Call) hook.Answer {
 			return hook.Answer{}
 		}
 		a := hook.Answer{Decision: hook.Decision(v), Rule: "hook.tools." + call.Tool, Reason: fmt.Sprintf("rein: the recipe's hook.tools says %s to %s", v, call.Tool)}
-		recordHook(db, p, call, access, a)
+		h.record(db, p, call, access, a)
 		return a
 	}
 	a := h.vet(p, call, access)
 	if note := h.unapproved(p); note != "" && a.Decision != hook.Deny {
 		a = hook.Answer{Decision: hook.Ask, Reason: note, Rule: "trust", Command: a.Command}
 	}
-	recordHook(db, p, call, access, a)
+	h.record(db, p, call, access, a)
 	return a
 }
 
@@ -293,14 +296,14 @@ func agentSession(st *store.Store, agent, id, workspace string) *store.Session {
 	return sess
 }
 
-// recordHook writes the hook's decision to the audit log (a rewritten
+// record writes the hook's decision to the audit log (a rewritten
 // command's run is recorded by the rein exec it runs through).
-func recordHook(db *app.PendingStore, p *policy.Policy, call *hook.Call, access hook.Access, a hook.Answer) {
+func (h *hookAgent) record(db *app.PendingStore, p *policy.Policy, call *hook.Call, access hook.Access, a hook.Answer) {
 	st, err := db.Take()
 	if err != nil {
 		return // the decision stands; the agent's own log keeps the call
 	}
-	defer st.Close()
+	defer h.env.closeStore(st)
 	text := access.Command
 	if access.Kind != hook.Shell {
 		text = call.Tool + " " + strings.Join(access.Paths, " ")
