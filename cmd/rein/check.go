@@ -64,7 +64,7 @@ func (c *checkCmd) bulk(p *policy.Policy, e *env) error {
 	sc := bufio.NewScanner(flushingReader{e.stdin, out})
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	worst := policy.Allow
-	e = &env{stdin: e.stdin, stdinTerminal: e.stdinTerminal, stdout: out, stderr: e.stderr}
+	var buf []byte
 	for sc.Scan() {
 		line := sc.Text()
 		if strings.TrimSpace(line) == "" {
@@ -73,11 +73,13 @@ func (c *checkCmd) bulk(p *policy.Policy, e *env) error {
 		d := p.Check(line)
 		worst = max(worst, d.Verdict)
 		if c.JSON {
-			if err := writeJSON(e.stdout, d, false); err != nil {
+			// As writeJSON writes it, without reflection (Decision.AppendJSON).
+			buf = append(d.AppendJSON(buf[:0]), '\n')
+			if _, err := out.Write(buf); err != nil {
 				return err
 			}
 		} else {
-			report.Line(e.stdout, d)
+			report.Line(out, d)
 		}
 	}
 	if err := sc.Err(); err != nil {
