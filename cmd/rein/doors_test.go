@@ -80,16 +80,8 @@ func toolDoors(t *testing.T, r *recipe.Recipe, dryRun bool) []door {
 		t.Fatal(err)
 	}
 	set := tools.NewSet(p, runner.New(p, runner.Options{}), tools.Options{DryRun: dryRun})
-	srv, err := mcpserver.New(set, mcpserver.Options{Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, ct := mcp.NewInMemoryTransports()
 	ctx := context.Background()
-	if _, err := srv.Connect(ctx, st, nil); err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "doors", Version: "1"}, nil).Connect(ctx, ct, nil)
+	cs, err := mcpserver.InMemory(ctx, set, mcpserver.Options{Version: "test"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -135,6 +135,22 @@ func errorText(out tools.Outcome) string {
 	return e.Error
 }
 
+// InMemory serves set's tools to a client in the same process, over an
+// in-memory connection: for a Go program that embeds rein's tools, and for
+// tests that drive the real server through the real SDK client. Closing
+// the session ends both.
+func InMemory(ctx context.Context, set *tools.Set, opts Options, client *mcp.ClientOptions) (*mcp.ClientSession, error) {
+	srv, err := New(set, opts)
+	if err != nil {
+		return nil, err
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	if _, err := srv.Connect(ctx, st, nil); err != nil {
+		return nil, err
+	}
+	return mcp.NewClient(&mcp.Implementation{Name: "in-process", Version: opts.Version}, client).Connect(ctx, ct, nil)
+}
+
 // result renders an outcome: readable text first (a denial names its rule
 // and the allowed alternatives), the JSON result as structured content.
 func result(out tools.Outcome) *mcp.CallToolResult {

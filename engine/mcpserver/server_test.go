@@ -23,17 +23,7 @@ func connect(t *testing.T, preset string, elicit func(context.Context, *mcp.Elic
 		opts.Approver = mcpserver.Approver()
 	}
 	set := tools.NewSet(p, runner.New(p, runner.Options{}), opts)
-	srv, err := mcpserver.New(set, mcpserver.Options{Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, ct := mcp.NewInMemoryTransports()
-	ctx := context.Background()
-	if _, err := srv.Connect(ctx, st, nil); err != nil {
-		t.Fatal(err)
-	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: elicit})
-	cs, err := client.Connect(ctx, ct, nil)
+	cs, err := mcpserver.InMemory(context.Background(), set, mcpserver.Options{Version: "test"}, &mcp.ClientOptions{ElicitationHandler: elicit})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -185,16 +185,24 @@ func itoa(n int) string {
 	return s
 }
 
-// Secret folders named by the recipe's paths.deny (~/.ssh, ~/.aws, ...) are
-// hidden from every program, including ones analysis cannot see into.
-func TestSandboxHidesSecrets(t *testing.T) {
+// homeWithKey is a home folder (HOME for the test) holding a private key in
+// .ssh, public notes, and a link beside .ssh leading into it: granting the
+// link would grant the key.
+func homeWithKey(t *testing.T) string {
+	t.Helper()
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
 	os.WriteFile(filepath.Join(home, ".ssh", "id_test"), []byte("PRIVATE KEY"), 0o600)
 	os.WriteFile(filepath.Join(home, "notes.txt"), []byte("public notes"), 0o644)
-	// A link beside it leads into it: granting the link would grant it.
 	os.Symlink(filepath.Join(home, ".ssh"), filepath.Join(home, "keys"))
+	return home
+}
+
+// Secret folders named by the recipe's paths.deny (~/.ssh, ~/.aws, ...) are
+// hidden from every program, including ones analysis cannot see into.
+func TestSandboxHidesSecrets(t *testing.T) {
+	home := homeWithKey(t)
 	r, _ := sandboxed(t, `{ commands: [{ command: './peek.sh' }] }`, map[string]string{
 		"peek.sh": "#!/bin/sh\ncat \"$1/notes.txt\"; echo; cat \"$1/.ssh/id_test\"; cat \"$1/keys/id_test\"; grep -r KEY \"$1\"\n",
 	})

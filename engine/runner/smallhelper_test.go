@@ -34,12 +34,7 @@ func smallHelper(t *testing.T) string {
 // readable, nothing outside the workspace writable.
 func TestSmallHelperConfines(t *testing.T) {
 	helper := smallHelper(t)
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
-	os.WriteFile(filepath.Join(home, ".ssh", "id_test"), []byte("PRIVATE KEY"), 0o600)
-	os.WriteFile(filepath.Join(home, "notes.txt"), []byte("public notes"), 0o644)
-	os.Symlink(filepath.Join(home, ".ssh"), filepath.Join(home, "keys"))
+	home := homeWithKey(t)
 	r, dir := sandboxedWith(t, `{ commands: [{ command: './peek.sh' }], sandbox+: { mode: 'workspace-write' } }`, map[string]string{
 		"peek.sh": "#!/bin/sh\ncat \"$1/notes.txt\"; echo; cat \"$1/.ssh/id_test\"; cat \"$1/keys/id_test\"; echo x > \"$1/planted\"; echo y > here.txt\n",
 	}, func(o *runner.Options) { o.Helper = helper })
