@@ -25,8 +25,8 @@ type Facts struct {
 	Tool string
 	// Dir is the folder the command runs in; "" is the policy's.
 	Dir string
-	// Text is shell text, known before running. Argv, when set, is one
-	// command as it will run (after expansion), and Text is ignored.
+	// Text is shell text, known before running. Argv, when it has words,
+	// is one command as it will run (after expansion), and Text is ignored.
 	Text string
 	Argv []string
 	// Vars are the variables the running script set that the program
@@ -103,7 +103,7 @@ func (p *Policy) Decide(f Facts) *Decision {
 		p = &c
 	}
 	switch {
-	case f.Argv == nil:
+	case len(f.Argv) == 0:
 		return p.checkText(f.Text)
 	case f.Function:
 		return p.functionCall(f.Argv)
