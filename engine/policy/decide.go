@@ -12,17 +12,15 @@ import (
 )
 
 // Facts are what rein knows about one command when it decides. Before it
-// runs, that is its text (or argv), its folder and the tool that asked:
-// rein check, the hook adapters and every tool decide with those. While a
-// script runs, the runner hands each argv the interpreter is about to run,
-// with a World to ask what the files say; just before a program starts it
-// adds the names the program reads from its input. Decide is the one
-// function that turns facts into a verdict: the runner, the file tools,
-// the MCP server and the hook adapters gather facts and obey it.
+// runs, that is its text (or argv) and its folder (the tool that asked is
+// the policy's, Options.Tool): rein check, the hook adapters and every tool
+// decide with those. While a script runs, the runner hands each argv the
+// interpreter is about to run, with a World to ask what the files say; just
+// before a program starts it adds the names the program reads from its
+// input. Decide is the one function that turns facts into a verdict: the
+// runner, the file tools, the MCP server and the hook adapters gather facts
+// and obey it.
 type Facts struct {
-	// Tool is what asked (run_command, exec, task, hook:codex...); ""
-	// is the policy's own. Rules see it as tool.
-	Tool string
 	// Dir is the folder the command runs in; "" is the policy's.
 	Dir string
 	// Text is shell text, known before running. Argv, when it has words,
@@ -97,11 +95,6 @@ const maxResponseFiles = 32
 // walking program off secret files.
 func (p *Policy) Decide(f Facts) *Decision {
 	p = p.In(f.Dir)
-	if f.Tool != "" && f.Tool != p.tool {
-		c := *p
-		c.tool = f.Tool
-		p = &c
-	}
 	switch {
 	case len(f.Argv) == 0:
 		return p.checkText(f.Text)
