@@ -53,17 +53,17 @@ func (c *initCmd) Run(g *Globals, e *env) error {
 	if err != nil {
 		return err
 	}
-	// Written here at the person's request, it is approved as written.
-	rec, err := app.OpenApprovals()
-	var written *recipe.Recipe
+	// Written here at the person's request, it is approved as written, with
+	// what it imports and the scripts it allows.
+	gd := *g
+	gd.Dir = dir
+	written, err := appOf(&gd).LoadRecipe()
+	var a *app.Approval
 	if err == nil {
-		// What it imports and the scripts it allows are part of it.
-		gd := *g
-		gd.Dir = dir
-		written, err = appOf(&gd).LoadRecipe()
+		a, err = app.CheckApproval(written)
 	}
-	if err == nil {
-		_, _, err = approve(rec, path, written.Imports, written.Scripts)
+	if err == nil && a != nil {
+		err = a.Approve()
 	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "rein: warning: %v; run rein trust before rein exec, run or ask\n", err)

@@ -85,14 +85,17 @@ func (c *trustCmd) Run(g *Globals, e *env) error {
 	if err != nil {
 		return err
 	}
-	path, ok := r.Repository()
-	if !ok {
-		return errNothingToApprove
-	}
-	fp, files, err := approve(rec, path, r.Imports, r.Scripts)
+	a, err := app.CheckApproval(r)
 	if err != nil {
 		return err
 	}
+	if a == nil {
+		return errNothingToApprove
+	}
+	if err := a.Approve(); err != nil {
+		return err
+	}
+	path, fp, files := a.Path, a.Fingerprint, a.Files
 	summary := report.RecipeSummary(r)
 	if c.JSON {
 		return writeJSON(e.stdout, map[string]any{"recipe": path, "fingerprint": fp, "files": files, "allows": summary, "widens": report.Widenings(r)}, true)
@@ -106,13 +109,6 @@ func (c *trustCmd) Run(g *Globals, e *env) error {
 
 var errNothingToApprove = fmt.Errorf("no %s in this folder or any above it: there is nothing to approve", recipe.FileName)
 
-// approve records the recipe at path, with its imports, as approved.
-func approve(rec *trust.Record, path string, imports, scripts []string) (fingerprint string, files []string, err error) {
-	if fingerprint, files, err = trust.Fingerprint(path, imports, scripts); err == nil {
-		err = rec.Trust(path, fingerprint, files)
-	}
-	return fingerprint, files, err
-}
 
 // approvalRefusal says why the repository's recipe may not run anything
 // yet ("" when it may), without asking anyone: rein mcp answers every call
