@@ -109,7 +109,6 @@ func (c *trustCmd) Run(g *Globals, e *env) error {
 
 var errNothingToApprove = fmt.Errorf("no %s in this folder or any above it: there is nothing to approve", recipe.FileName)
 
-
 // approvalRefusal says why the repository's recipe may not run anything
 // yet ("" when it may), without asking anyone: rein mcp answers every call
 // with it.
