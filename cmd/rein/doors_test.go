@@ -18,6 +18,7 @@ import (
 	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/engine/recipe"
 	"github.com/reinsh/rein/engine/runner"
+	"github.com/reinsh/rein/engine/sandbox"
 	"github.com/reinsh/rein/engine/tasks"
 	"github.com/reinsh/rein/engine/tools"
 )
@@ -51,16 +52,22 @@ func readRefusal(text string) (verdict, rule string) {
 }
 
 // doorsWorkspace is a repository with a recipe of the dev preset, a rule
-// and a deny glob of its own, and one task per command (t0, t1, ...).
+// and a deny glob of its own, and one task per command (t0, t1, ...). The
+// doors that run what they allow run it in the kernel sandbox, the network
+// off and only the throwaway workspace writable: where the sandbox is not
+// enforced, the test is skipped rather than run those commands bare.
 func doorsWorkspace(t *testing.T, commands []string) (string, *recipe.Recipe) {
 	t.Helper()
+	if st := sandbox.Probe(); !st.Available() {
+		t.Skipf("the doors run commands only in the kernel sandbox: %s", st.Why)
+	}
 	dir := hookWorkspace(t)
 	var taskList strings.Builder
 	for i, c := range commands {
 		q, _ := json.Marshal(c)
 		fmt.Fprintf(&taskList, "t%d: { description: 'door test', run: %s },\n", i, q)
 	}
-	text := "(import 'rein.libsonnet').presets.dev + { deny+: ['git push*'], rules+: [{ name: 'no-prod', decision: 'deny', reason: 'not prod', each: 'any(cmd.args, {# == \"prod\"})' }], tasks+: {\n" + taskList.String() + "} }\n"
+	text := "(import 'rein.libsonnet').presets.dev + { deny+: ['git push*'], rules+: [{ name: 'no-prod', decision: 'deny', reason: 'not prod', each: 'any(cmd.args, {# == \"prod\"})' }], tasks+: {\n" + taskList.String() + "}, sandbox+: { mode: 'workspace-write', network: 'deny', unavailable: 'refuse' } }\n"
 	os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(text), 0o644)
 	t.Setenv("CI", "true")
 	r, err := appOf(&Globals{Dir: dir}).LoadRecipe()
@@ -68,6 +75,20 @@ func doorsWorkspace(t *testing.T, commands []string) (string, *recipe.Recipe) {
 		t.Fatal(err)
 	}
 	return dir, r
+}
+
+// sandboxedRunner is the runner rein builds for a policy, in its recipe's
+// sandbox (doorsWorkspace's: the network off, only the workspace writable).
+func sandboxedRunner(t *testing.T, p *policy.Policy) *runner.Runner {
+	t.Helper()
+	run, err := app.NewRunner(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !run.Sandbox().Confined() || !run.Sandbox().Network {
+		t.Fatalf("the doors' runner is not confined: %+v", run.Sandbox())
+	}
+	return run
 }
 
 // toolDoors are the doors of the tool set rein ask and rein mcp give a
@@ -79,7 +100,7 @@ func toolDoors(t *testing.T, r *recipe.Recipe, dryRun bool) []door {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set := tools.NewSet(p, runner.New(p, runner.Options{}), tools.Options{DryRun: dryRun})
+	set := tools.NewSet(p, sandboxedRunner(t, p), tools.Options{DryRun: dryRun})
 	ctx := context.Background()
 	cs, err := mcpserver.InMemory(ctx, set, mcpserver.Options{Version: "test"}, nil)
 	if err != nil {
@@ -173,10 +194,10 @@ func TestEveryDoorDecidesAlike(t *testing.T) {
 	}
 	doors = append(doors, door{"a task", func(command string) (string, string, bool) {
 		var d *policy.Decision
-		// What is allowed runs, in the throwaway workspace; nothing the
-		// list allows reaches the network.
+		// What is allowed runs, in the sandbox (sandboxedRunner).
 		tasks.Run(context.Background(), r, fmt.Sprintf("t%d", index[command]), nil, tasks.Options{Stdout: io.Discard, Stderr: io.Discard,
-			OnStep: func(_, _ string, sd *policy.Decision) { d = sd }})
+			OnStep: func(_, _ string, sd *policy.Decision) { d = sd },
+			Runner: func(p *policy.Policy) *runner.Runner { return sandboxedRunner(t, p) }})
 		if d == nil {
 			t.Fatalf("task for %s: no step decided", command)
 		}
