@@ -174,3 +174,17 @@ func TestDidYouMean(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
+
+// A task whose folder lies outside the workspace stops with an error that
+// names the task and the folder, before any step runs.
+func TestTaskFolderOutsideWorkspace(t *testing.T) {
+	r, _ := load(t, "local rein = import 'rein.libsonnet'; rein.presets.readonly + { tasks: { away: rein.task('elsewhere', run='ls') + { dir: '/' } } }")
+	ran := false
+	_, err := Run(context.Background(), r, "away", nil, Options{OnStep: func(string, string, *policy.Decision) { ran = true }})
+	if err == nil || !strings.Contains(err.Error(), "task away") || !strings.Contains(err.Error(), "outside the workspace") {
+		t.Errorf("error %v", err)
+	}
+	if ran {
+		t.Error("a step was decided and run")
+	}
+}

@@ -246,6 +246,19 @@ func TestExecuteCommandTimeouts(t *testing.T) {
 	}
 }
 
+// A working folder outside the workspace is an error naming the folder and
+// what to give instead, decided before anything runs.
+func TestExecuteCommandCwdOutside(t *testing.T) {
+	set, _ := newSet(t, "readonly", tools.Options{})
+	o := set.Call(context.Background(), tools.ExecuteCommand, `{"command":"ls","cwd":"/"}`)
+	if e := errorOf(o); o.Success || !strings.Contains(e, "outside the workspace") || !strings.Contains(e, "give a folder inside the workspace") {
+		t.Errorf("%s", o.Output)
+	}
+	if n := set.CommandsRun(); n != 0 {
+		t.Errorf("%d commands ran", n)
+	}
+}
+
 // list_allowed_commands shows each subcommand with what it is for.
 func TestListAllowedCommandsDescribesSubcommands(t *testing.T) {
 	set, _ := newSet(t, "git", tools.Options{})
