@@ -88,14 +88,14 @@ func agentFoldersIn(tmp, cacheDir string) []string {
 		MTime   int64    `json:"mtime_ns"`
 		Folders []string `json:"folders"`
 	}
-	settled := time.Since(st.ModTime()) > time.Second
+	now := kept{Folder: tmp, MTime: st.ModTime().UnixNano()}
 	cache := ""
-	if cacheDir != "" {
+	if cacheDir != "" && time.Since(st.ModTime()) > time.Second {
 		cache = filepath.Join(cacheDir, "ssh-agent-folders.json")
 	}
-	if cache != "" && settled {
+	if cache != "" {
 		var k kept
-		if b, err := os.ReadFile(cache); err == nil && json.Unmarshal(b, &k) == nil && k.Folder == tmp && k.MTime == st.ModTime().UnixNano() {
+		if b, err := os.ReadFile(cache); err == nil && json.Unmarshal(b, &k) == nil && k.Folder == now.Folder && k.MTime == now.MTime {
 			return k.Folders
 		}
 	}
@@ -104,29 +104,38 @@ func agentFoldersIn(tmp, cacheDir string) []string {
 		return nil
 	}
 	defer d.Close()
-	var out []string
 	for {
 		names, err := d.Readdirnames(1024)
 		for _, n := range names {
 			if strings.HasPrefix(n, "ssh-") {
-				out = append(out, filepath.Join(tmp, n))
+				now.Folders = append(now.Folders, filepath.Join(tmp, n))
 			}
 		}
 		if err != nil {
 			break
 		}
 	}
-	if cache != "" && settled {
-		if b, err := json.Marshal(kept{tmp, st.ModTime().UnixNano(), out}); err == nil && os.MkdirAll(cacheDir, 0o700) == nil {
-			// Written aside and renamed: a reader sees all of it or none.
-			if f, err := os.CreateTemp(cacheDir, ".ssh-agent-folders-*"); err == nil {
-				_, werr := f.Write(b)
-				if cerr := f.Close(); werr == nil && cerr == nil && os.Rename(f.Name(), cache) == nil {
-					return out
-				}
-				os.Remove(f.Name())
-			}
+	if cache != "" {
+		if b, err := json.Marshal(now); err == nil {
+			writeAside(cache, b)
 		}
 	}
-	return out
+	return now.Folders
+}
+
+// writeAside writes a file of rein's cache aside and renames it into place,
+// so that a reader sees all of it or none; a failure leaves the cache as it
+// was (it is only kept to save time).
+func writeAside(path string, data []byte) {
+	if os.MkdirAll(filepath.Dir(path), 0o700) != nil {
+		return
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
+	if err != nil {
+		return
+	}
+	_, werr := f.Write(data)
+	if cerr := f.Close(); werr != nil || cerr != nil || os.Rename(f.Name(), path) != nil {
+		os.Remove(f.Name())
+	}
 }
