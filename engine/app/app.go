@@ -97,10 +97,9 @@ func NewRunner(p *policy.Policy, warn io.Writer) (*runner.Runner, error) {
 	return runner.New(p, runner.Options{Sandbox: cfg}), nil
 }
 
-// Run is what a command that runs things works with: the recipe, its
-// policy and the runner that enforces it.
+// Run is what a command that runs things works with: the policy (and
+// through it the recipe) and the runner that enforces it.
 type Run struct {
-	Recipe *recipe.Recipe
 	Policy *policy.Policy
 	Runner *runner.Runner
 }
@@ -115,7 +114,7 @@ func Assemble(r *recipe.Recipe, opts policy.Options, warn io.Writer) (*Run, erro
 	if err != nil {
 		return nil, err
 	}
-	return &Run{Recipe: r, Policy: p, Runner: run}, nil
+	return &Run{Policy: p, Runner: run}, nil
 }
 
 // Tools is the tool set a model is given over this run.

@@ -92,7 +92,7 @@ func TestAssemble(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Recipe != r || a.Policy.Recipe() != r || a.Runner == nil {
+	if a.Policy.Recipe() != r || a.Runner == nil {
 		t.Fatalf("%+v", a)
 	}
 	if d, err := a.Runner.Decide(policy.Facts{Text: "rm -rf /"}); err != nil || d.Verdict != policy.Deny {
