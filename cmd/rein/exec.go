@@ -113,8 +113,17 @@ func (c *execCmd) Run(g *Globals, e *env) error {
 	if err != nil {
 		return err
 	}
-	a := c.startAudit(e, db, p, text, d, true)
+	// The record is written while rein sets the run up; the command has no
+	// effect before it is kept (Proceed).
+	var a *execAudit
+	recorded := make(chan struct{})
+	go func() {
+		defer close(recorded)
+		a = c.startAudit(e, db, p, text, d, true)
+	}()
+	opts.Proceed = recorded
 	res := run.Run(ctx, text, opts)
+	<-recorded
 	a.finish(res)
 	if c.JSON {
 		if err := writeJSON(e.stdout, res, true); err != nil {

@@ -5,6 +5,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -84,6 +85,67 @@ func TestFaultKillExec(t *testing.T) {
 		k.summary("rein exec killed at random points", "finished"), tally.integrity, tally.lost, tally.interrupted, tally.running)
 	if k.leftBehind > 0 || tally.failed() {
 		t.Fail()
+	}
+}
+
+// rein exec writes a command's record while it sets the run up, and the
+// command starts only once the record is kept: with the database held by
+// another writer, the command waits; once the record is in, it runs.
+func TestExecRunsAfterItsRecord(t *testing.T) {
+	dir, db, env := faultSetup(t)
+	// The helper supervises even without a sandbox: the program waits for
+	// rein's word in it.
+	if err := os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(`{ allow: ['touch *'], sandbox: { mode: 'off' } }`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	ctx := context.Background()
+	holder, err := sql.Open("sqlite", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	conn, err := holder.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "--dir", dir, "exec", "touch made")
+	cmd.Env = env
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	_, early := os.Stat(filepath.Join(dir, "made"))
+	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("rein exec: %v\n%s", err, out.String())
+	}
+	if early == nil {
+		t.Error("the command ran before its record was written")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "made")); err != nil {
+		t.Errorf("the command did not run once its record was in: %v\n%s", err, out.String())
+	}
+	st, err = store.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rows, err := st.Audit(ctx, store.Filter{})
+	if err != nil || len(rows) != 1 || rows[0].State != store.Ended || rows[0].Command != "touch made" {
+		t.Errorf("audit %+v, %v; want touch made, ended", rows, err)
 	}
 }
 
@@ -563,6 +625,7 @@ func TestFaultKillMCP(t *testing.T) {
 	dir, db, env := faultSetup(t)
 	marker := sleepMarker("3.19")
 	k := newKillRuns(31)
+	k.n = max(k.n/2, 10) // each run is short: the window is the first 40 ms
 	for i := range k.n {
 		name := fmt.Sprintf("mcp-%d", i)
 		fg := "0.04"

@@ -30,6 +30,9 @@ type process struct {
 	// readOnly and pin are the kept places the sandbox's namespace mounts
 	// read-only, and the folders it pins (sandbox.Config).
 	readOnly, pin []string
+	// proceed holds the program back until it is closed (RunOptions.Proceed);
+	// nil: no wait.
+	proceed <-chan struct{}
 }
 
 // outcome is how a process ended.
@@ -52,11 +55,19 @@ const ioDelay = time.Second
 // grandchild outlives the command.
 func (p process) run(ctx context.Context) (outcome, error) {
 	if p.sandbox == nil {
+		if !p.mayStart(ctx) {
+			return outcome{code: 130}, ctx.Err()
+		}
 		code, err := p.start(ctx, p.path, p.argv, p.env, nil)
 		return outcome{code: code}, err
 	}
 	cfg := *p.sandbox
 	cfg.ReadOnly, cfg.Pin = p.readOnly, p.pin
+	if p.proceed != nil {
+		// The helper sets the sandbox up while the caller records the run,
+		// and starts the program on rein's word (start hands it over).
+		cfg.Gate = gateFD
+	}
 	env := p.env
 	if cfg.Mode != "off" {
 		// Where no temp folder can be made (rein inside another agent's
@@ -127,6 +138,47 @@ func limitNote(limit string, l sandbox.Limits) string {
 	return fmt.Sprintf("\n[rein stopped the command: it reached limits.%s (%s)]\n", limit, strings.TrimSpace(value))
 }
 
+// gateFD is the helper's descriptor for rein's word to start its program:
+// the first of exec.Cmd's ExtraFiles.
+const gateFD = 3
+
+// mayStart waits until the program may start (p.proceed closed); false
+// when the run ended first.
+func (p process) mayStart(ctx context.Context) bool {
+	if p.proceed == nil {
+		return true
+	}
+	select {
+	case <-p.proceed:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// gate hands the helper rein's word to start its program, once p.proceed
+// is closed (box.Gate): it returns the helper's end of a pipe and the
+// function that passes the word on, after the helper has started. The word
+// never comes when the run ends first; the pipe's end then stops the helper.
+func (p process) gate(ctx context.Context, box *sandbox.Config) (*os.File, func(), error) {
+	if box == nil || box.Gate == 0 {
+		return nil, func() {}, nil
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, func() {
+		r.Close()
+		go func() {
+			if p.mayStart(ctx) {
+				w.Write([]byte{1})
+			}
+			w.Close()
+		}()
+	}, nil
+}
+
 // start runs the program, or the helper when box is set, asking for the
 // helper's namespaces.
 func (p process) start(ctx context.Context, path string, argv, env []string, box *sandbox.Config) (int, error) {
@@ -137,7 +189,18 @@ func (p process) start(ctx context.Context, path string, argv, env []string, box
 	dieWithRein(cmd.SysProcAttr, box)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.stdin, p.stdout, p.stderr
 	cmd.WaitDelay = ioDelay
+	gate, open, err := p.gate(ctx, box)
+	if err != nil {
+		return 126, fmt.Errorf("cannot make the sandbox helper's pipe: %w", err)
+	}
+	if gate != nil {
+		cmd.ExtraFiles = []*os.File{gate}
+	}
 	g, err := startInGroup(cmd)
+	if gate != nil {
+		// Closed on both sides whether the helper started or not.
+		open()
+	}
 	if err != nil {
 		if isNotExecutable(err) {
 			return 126, fmt.Errorf("%s is not a program this system can run (a script needs a #! line and an allowed interpreter)", p.argv[0])

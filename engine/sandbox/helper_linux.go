@@ -47,6 +47,10 @@ func Main(args []string) {
 	if err := checkProtocol(c); err != nil {
 		fail(err.Error())
 	}
+	if c.Gate > 0 {
+		// The program never inherits it.
+		syscall.CloseOnExec(c.Gate)
+	}
 	path, argv := args[1], args[2:]
 	confined, supervised := c.Confined(), c.Supervised()
 	if c.Isolate {
@@ -79,8 +83,9 @@ func Main(args []string) {
 	if supervised {
 		// Nothing to flush; os.Exit's hooks would hold the command's end
 		// back (a second, in a race-enabled build).
-		syscall.Exit(supervise(path, argv, c.Parent))
+		syscall.Exit(supervise(path, argv, c.Parent, c.Gate))
 	}
+	awaitGate(c.Gate)
 	err := syscall.Exec(path, argv, os.Environ())
 	fail(fmt.Sprintf("%s: %v", argv[0], err))
 }
@@ -98,6 +103,25 @@ func addressSpaceStage(n int64, path string, argv []string) (string, []string) {
 		fail(err.Error())
 	}
 	return self, argv
+}
+
+// awaitGate waits for rein's word that the program may start (Config.Gate).
+func awaitGate(fd int) {
+	if fd <= 0 {
+		return
+	}
+	var b [1]byte
+	for {
+		n, err := syscall.Read(fd, b[:])
+		if err == syscall.EINTR {
+			continue
+		}
+		syscall.Close(fd)
+		if n != 1 {
+			fail("rein did not start the program (it ended, or the run was stopped)")
+		}
+		return
+	}
 }
 
 func fail(msg string) {

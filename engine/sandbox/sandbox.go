@@ -73,6 +73,11 @@ type Config struct {
 	// then lost: once listening, a helper whose parent is no longer this
 	// one starts nothing.
 	Parent int `json:"parent,omitempty"`
+	// Gate is the file descriptor on which rein says the program may
+	// start (0: at once). The helper sets the sandbox up meanwhile, while
+	// rein records the run: one byte starts the program, the end of the
+	// pipe (rein gone, the run cancelled) ends the helper with nothing run.
+	Gate int `json:"gate,omitempty"`
 
 	// facts holds what Prepare works out from the recipe; copies of a
 	// Config share it.

@@ -28,7 +28,7 @@ import (
 // from one thread: Landlock was applied to each of the helper's threads on
 // its own, which gives each a domain of its own, and scoped signals do not
 // cross from one domain to another.
-func supervise(path string, argv []string, parent int) int {
+func supervise(path string, argv []string, parent, gate int) int {
 	runtime.LockOSThread()
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		fail("cannot watch the program's children: " + err.Error())
@@ -40,6 +40,7 @@ func supervise(path string, argv []string, parent int) int {
 	if parent > 0 && os.Getppid() != parent {
 		fail("rein ended before the program started")
 	}
+	awaitGate(gate)
 	p, err := os.StartProcess(path, argv, &os.ProcAttr{Env: os.Environ(), Files: []*os.File{os.Stdin, os.Stdout, os.Stderr}})
 	if err != nil {
 		fail(fmt.Sprintf("%s: %v", argv[0], unwrapPathError(err)))
