@@ -63,11 +63,6 @@ func (p process) run(ctx context.Context) (outcome, error) {
 	}
 	cfg := *p.sandbox
 	cfg.ReadOnly, cfg.Pin = p.readOnly, p.pin
-	if p.proceed != nil {
-		// The helper sets the sandbox up while the caller records the run,
-		// and starts the program on rein's word (start hands it over).
-		cfg.Gate = gateFD
-	}
 	env := p.env
 	if cfg.Mode != "off" {
 		// Where no temp folder can be made (rein inside another agent's
@@ -96,10 +91,7 @@ func (p process) run(ctx context.Context) (outcome, error) {
 		self = cfg.Helper(exe)
 	}
 	helper := func(cfg *sandbox.Config) (int, error) {
-		path, argv, err := cfg.Command(self, p.path, p.argv)
-		if err != nil {
-			return 126, err
-		}
+		path, argv := sandbox.GatedCommand(self, gateFD, p.path, p.argv)
 		return p.start(ctx, path, argv, env, cfg)
 	}
 	code, err := helper(&cfg)
@@ -156,20 +148,38 @@ func (p process) mayStart(ctx context.Context) bool {
 	}
 }
 
-// gate hands the helper rein's word to start its program, once p.proceed
-// is closed (box.Gate): it returns the helper's end of a pipe and the
-// function that passes the word on, after the helper has started. The word
-// never comes when the run ends first; the pipe's end then stops the helper.
-func (p process) gate(ctx context.Context, box *sandbox.Config) (*os.File, func(), error) {
-	if box == nil || box.Gate == 0 {
-		return nil, func() {}, nil
+// gate is the sandbox helper's gate (sandbox.GateArg): it returns the
+// helper's end of a pipe, and the function that, once the helper has
+// started, writes its configuration there (worked out while the helper
+// starts) and then, once p.proceed is closed, the word to start its
+// program. The word never comes when the run ends first, or when the
+// configuration could not be written; the pipe's end then stops the helper.
+func (p process) gate(ctx context.Context, box *sandbox.Config) (*os.File, func(started bool), error) {
+	if box == nil {
+		return nil, func(bool) {}, nil
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, nil, err
 	}
-	return r, func() {
+	return r, func(started bool) {
 		r.Close()
+		if !started {
+			w.Close()
+			return
+		}
+		cfg, err := box.Gate()
+		if err == nil {
+			_, err = w.Write(cfg)
+		}
+		if err != nil {
+			// The helper ends at the pipe's end and says so.
+			if p.stderr != nil {
+				fmt.Fprintf(p.stderr, "rein: cannot hand the sandbox helper its configuration: %v\n", err)
+			}
+			w.Close()
+			return
+		}
 		go func() {
 			if p.mayStart(ctx) {
 				w.Write([]byte{1})
@@ -197,10 +207,7 @@ func (p process) start(ctx context.Context, path string, argv, env []string, box
 		cmd.ExtraFiles = []*os.File{gate}
 	}
 	g, err := startInGroup(cmd)
-	if gate != nil {
-		// Closed on both sides whether the helper started or not.
-		open()
-	}
+	open(err == nil)
 	if err != nil {
 		if isNotExecutable(err) {
 			return 126, fmt.Errorf("%s is not a program this system can run (a script needs a #! line and an allowed interpreter)", p.argv[0])

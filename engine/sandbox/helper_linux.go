@@ -3,10 +3,13 @@
 package sandbox
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -35,21 +38,24 @@ func Probe() Status {
 // Errors end the process with status 126.
 func Main(args []string) {
 	if len(args) < 3 {
-		fail("usage: rein __sandbox CONFIG PATH ARGV...")
+		fail("usage: rein __sandbox CONFIG|fd:N PATH ARGV...")
 	}
 	// Short-lived, with a small heap: collecting garbage while the program
 	// runs would only cost CPU.
 	debug.SetGCPercent(-1)
+	raw, gate := []byte(args[0]), openGate(args[0])
+	if gate != nil {
+		var err error
+		if raw, err = gate.ReadBytes('\n'); err != nil {
+			fail("rein sent no configuration (it ended, or the run was stopped)")
+		}
+	}
 	var c Config
-	if err := json.Unmarshal([]byte(args[0]), &c); err != nil {
+	if err := json.Unmarshal(raw, &c); err != nil {
 		fail("bad sandbox config: " + err.Error())
 	}
 	if err := checkProtocol(c); err != nil {
 		fail(err.Error())
-	}
-	if c.Gate > 0 {
-		// The program never inherits it.
-		syscall.CloseOnExec(c.Gate)
 	}
 	path, argv := args[1], args[2:]
 	confined, supervised := c.Confined(), c.Supervised()
@@ -83,9 +89,9 @@ func Main(args []string) {
 	if supervised {
 		// Nothing to flush; os.Exit's hooks would hold the command's end
 		// back (a second, in a race-enabled build).
-		syscall.Exit(supervise(path, argv, c.Parent, c.Gate))
+		syscall.Exit(supervise(path, argv, c.Parent, gate))
 	}
-	awaitGate(c.Gate)
+	awaitGate(gate)
 	err := syscall.Exec(path, argv, os.Environ())
 	fail(fmt.Sprintf("%s: %v", argv[0], err))
 }
@@ -105,22 +111,31 @@ func addressSpaceStage(n int64, path string, argv []string) (string, []string) {
 	return self, argv
 }
 
-// awaitGate waits for rein's word that the program may start (Config.Gate).
-func awaitGate(fd int) {
-	if fd <= 0 {
+// openGate opens the gate the helper's first argument names ("fd:3"), or
+// returns nil for a configuration given as the argument itself.
+func openGate(arg string) *bufio.Reader {
+	n, ok := strings.CutPrefix(arg, GateArg)
+	if !ok {
+		return nil
+	}
+	fd, err := strconv.Atoi(n)
+	if err != nil || fd < 3 {
+		fail("bad gate " + arg)
+	}
+	// The program never inherits it.
+	syscall.CloseOnExec(fd)
+	return bufio.NewReader(os.NewFile(uintptr(fd), "gate"))
+}
+
+// awaitGate waits for rein's word that the program may start: a byte on
+// the gate after the configuration. Its end instead means rein ended or
+// stopped the run, and the helper ends with nothing run.
+func awaitGate(gate *bufio.Reader) {
+	if gate == nil {
 		return
 	}
-	var b [1]byte
-	for {
-		n, err := syscall.Read(fd, b[:])
-		if err == syscall.EINTR {
-			continue
-		}
-		syscall.Close(fd)
-		if n != 1 {
-			fail("rein did not start the program (it ended, or the run was stopped)")
-		}
-		return
+	if _, err := gate.ReadByte(); err != nil {
+		fail("rein did not start the program (it ended, or the run was stopped)")
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -73,11 +74,6 @@ type Config struct {
 	// then lost: once listening, a helper whose parent is no longer this
 	// one starts nothing.
 	Parent int `json:"parent,omitempty"`
-	// Gate is the file descriptor on which rein says the program may
-	// start (0: at once). The helper sets the sandbox up meanwhile, while
-	// rein records the run: one byte starts the program, the end of the
-	// pipe (rein gone, the run cancelled) ends the helper with nothing run.
-	Gate int `json:"gate,omitempty"`
 
 	// facts holds what Prepare works out from the recipe; copies of a
 	// Config share it.
@@ -346,14 +342,7 @@ func (c Config) WithoutNamespaces(st Status) (Config, error) {
 // Command returns the helper invocation that runs argv (program at path)
 // under c; self is the helper (Helper).
 func (c *Config) Command(self, path string, argv []string) (string, []string, error) {
-	cc := *c
-	c = &cc
-	c.Prepare()
-	c.Protocol = protocol()
-	if c.Supervised() {
-		c.Parent = os.Getpid()
-	}
-	b, err := json.Marshal(c)
+	c, b, err := c.prepared()
 	if err != nil {
 		return "", nil, err
 	}
@@ -371,6 +360,39 @@ func (c *Config) Command(self, path string, argv []string) (string, []string, er
 // maxConfigArg is the size of the helper's configuration past which it
 // goes without the prepared grants.
 const maxConfigArg = 96 << 10
+
+// prepared is a copy of c made ready for the helper, and its JSON.
+func (c *Config) prepared() (*Config, []byte, error) {
+	cc := *c
+	c = &cc
+	c.Prepare()
+	c.Protocol = protocol()
+	if c.Supervised() {
+		c.Parent = os.Getpid()
+	}
+	b, err := json.Marshal(c)
+	return c, b, err
+}
+
+// GateArg, with a file descriptor after it, stands in the helper's
+// arguments for its configuration: the helper reads it from that
+// descriptor (its gate), then waits there for rein's word to start the
+// program. rein starts the helper first, and works the configuration out
+// and records the run while the helper starts.
+const GateArg = "fd:"
+
+// GatedCommand is the helper invocation that reads its configuration from
+// descriptor fd (see GateArg); Gate is what rein writes there.
+func GatedCommand(self string, fd int, path string, argv []string) (string, []string) {
+	return self, append([]string{"rein-sandbox", HelperArg, GateArg + strconv.Itoa(fd), path}, argv...)
+}
+
+// Gate is the helper's configuration as GatedCommand's helper reads it: c,
+// prepared, as one line of JSON.
+func (c *Config) Gate() ([]byte, error) {
+	_, b, err := c.prepared()
+	return append(b, '\n'), err
+}
 
 // Describe says in one line what is enforced.
 func (c *Config) Describe() string {

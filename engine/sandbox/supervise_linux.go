@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -28,7 +29,7 @@ import (
 // from one thread: Landlock was applied to each of the helper's threads on
 // its own, which gives each a domain of its own, and scoped signals do not
 // cross from one domain to another.
-func supervise(path string, argv []string, parent, gate int) int {
+func supervise(path string, argv []string, parent int, gate *bufio.Reader) int {
 	runtime.LockOSThread()
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		fail("cannot watch the program's children: " + err.Error())
