@@ -42,20 +42,26 @@ func supervise(path string, argv []string, parent int, gate *bufio.Reader) int {
 		fail("rein ended before the program started")
 	}
 	awaitGate(gate)
-	p, err := os.StartProcess(path, argv, &os.ProcAttr{Env: os.Environ(), Files: []*os.File{os.Stdin, os.Stdout, os.Stderr}})
+	// syscall's fork, not os's: os first makes sure the kernel's pidfds
+	// work, with a child of its own (a third of a millisecond); Landlock
+	// needs a kernel that has them. Signals go through the pidfd, which
+	// cannot name another process once the program's pid is reaped.
+	pidfd := -1
+	child, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{Env: os.Environ(), Files: []uintptr{0, 1, 2}, Sys: &syscall.SysProcAttr{PidFD: &pidfd}})
 	if err != nil {
-		fail(fmt.Sprintf("%s: %v", argv[0], unwrapPathError(err)))
+		fail(fmt.Sprintf("%s: %v", argv[0], err))
 	}
+	send := func(s syscall.Signal) { _ = unix.PidfdSendSignal(pidfd, s, nil, 0) }
 	ended := make(chan syscall.WaitStatus)
 	go func() { // waiting needs no rights over the program: any thread may
 		for {
 			var ws syscall.WaitStatus
-			pid, err := syscall.Wait4(-1, &ws, 0, nil)
+			got, err := syscall.Wait4(-1, &ws, 0, nil)
 			switch {
 			case errors.Is(err, syscall.EINTR):
 			case err != nil:
 				fail("lost the program: " + err.Error())
-			case pid == p.Pid:
+			case got == child:
 				ended <- ws
 				return
 			}
@@ -66,9 +72,9 @@ func supervise(path string, argv []string, parent int, gate *bufio.Reader) int {
 		select {
 		case s := <-sigs:
 			if s == EndSignal {
-				_ = p.Kill() // then what it left, below
+				send(syscall.SIGKILL) // then what it left, below
 			} else {
-				_ = p.Signal(s) // the program may have left the group
+				send(s.(syscall.Signal)) // the program may have left the group
 			}
 		case ws := <-ended:
 			status := ws.ExitStatus()
@@ -133,12 +139,4 @@ func childrenOf(pid int) []int {
 		}
 	}
 	return out
-}
-
-func unwrapPathError(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
