@@ -210,6 +210,31 @@ func TestSandboxHidesSecrets(t *testing.T) {
 	if strings.Contains(res.Stdout, "PRIVATE KEY") {
 		t.Fatalf("a secret was read: %q", res.Stdout)
 	}
+	// Unreadable (Landlock leaves it out), or empty (a mount covers it, in
+	// the helper's own mount namespace).
+	if !strings.Contains(res.Stdout, "public notes") || !strings.Contains(res.Stderr, "Permission denied") && !strings.Contains(res.Stderr, "No such file") {
+		t.Errorf("stdout %q stderr %q", res.Stdout, res.Stderr)
+	}
+}
+
+// Without the namespaces (a kernel or container that refuses them), the
+// secrets are left out of Landlock's grants instead of covered: hidden all
+// the same.
+func TestSandboxHidesSecretsWithoutNamespaces(t *testing.T) {
+	home := homeWithKey(t)
+	r, _ := sandboxedWith(t, `{ commands: [{ command: './peek.sh' }] }`, map[string]string{
+		"peek.sh": "#!/bin/sh\ncat \"$1/notes.txt\"; echo; cat \"$1/.ssh/id_test\"; cat \"$1/keys/id_test\"; grep -r KEY \"$1\"\n",
+	}, func(o *runner.Options) {
+		plain, err := o.Sandbox.WithoutNamespaces(sandbox.Probe())
+		if err != nil {
+			t.Skip(err)
+		}
+		o.Sandbox = &plain
+	})
+	res := r.Run(context.Background(), "./peek.sh "+home, runner.RunOptions{})
+	if strings.Contains(res.Stdout, "PRIVATE KEY") {
+		t.Fatalf("a secret was read: %q", res.Stdout)
+	}
 	if !strings.Contains(res.Stdout, "public notes") || !strings.Contains(res.Stderr, "Permission denied") {
 		t.Errorf("stdout %q stderr %q", res.Stdout, res.Stderr)
 	}

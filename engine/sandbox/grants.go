@@ -112,6 +112,28 @@ func (g *ReadGrants) add(root string, hide []string) {
 	}
 }
 
+// coverable are the hidden paths a mount should cover where the helper has
+// its own mount namespace: those not in a folder where most entries are
+// hidden (/dev's terminals are better left out of Landlock's grants), and
+// not links (a mount would cover where the link leads instead).
+func coverable(hide []string) []string {
+	byFolder := map[string][]string{}
+	for _, h := range hide {
+		if st, err := os.Lstat(h); err == nil && st.Mode()&os.ModeSymlink == 0 {
+			byFolder[filepath.Dir(h)] = append(byFolder[filepath.Dir(h)], h)
+		}
+	}
+	var out []string
+	for dir, paths := range byFolder {
+		names, err := os.ReadDir(dir)
+		if err == nil && 2*len(paths) <= len(names) {
+			out = append(out, paths...)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // insideDir reports whether p lies in dir ("/" holds everything).
 func insideDir(p, dir string) bool {
 	return dir == "/" || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")

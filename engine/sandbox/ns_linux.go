@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -105,8 +106,8 @@ func mountPlaces(c Config) error {
 			return err
 		}
 	}
-	for _, p := range c.HideServices {
-		if err := hideService(p); err != nil {
+	for _, p := range append(slices.Clip(c.HideServices), c.Cover...) {
+		if err := cover(p); err != nil {
 			return err
 		}
 	}
@@ -147,9 +148,9 @@ func ownUserNamespace() bool {
 	return true
 }
 
-// hideService puts an empty read-only folder over a socket folder, and
-// /dev/null over a socket.
-func hideService(p string) error {
+// cover puts an empty read-only folder over a folder, and /dev/null over
+// anything else (a socket, a file).
+func cover(p string) error {
 	st, err := os.Stat(p)
 	if err != nil {
 		return nil // gone since rein looked
@@ -160,7 +161,7 @@ func hideService(p string) error {
 		err = unix.Mount("/dev/null", p, "", unix.MS_BIND, "")
 	}
 	if err != nil {
-		return fmt.Errorf("cannot hide the local service at %s: %w", p, err)
+		return fmt.Errorf("cannot hide %s: %w", p, err)
 	}
 	return nil
 }

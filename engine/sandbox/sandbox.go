@@ -59,6 +59,11 @@ type Config struct {
 	// HideServices are local services' sockets and socket folders the
 	// command finds empty (services.go).
 	HideServices []string `json:"hide_services,omitempty"`
+	// Cover are hidden paths (of Hide) the command finds empty in its own
+	// mount namespace: a secret file among many others (/etc/shadow) is
+	// covered by a mount rather than left out of Landlock's grants, which
+	// would grant each of its hundred siblings on its own.
+	Cover []string `json:"cover,omitempty"`
 	// Supervise keeps the helper as the program's supervisor without a
 	// sandbox (mode off, or none to be had): what the program leaves is
 	// killed when it ends, and all of it when rein dies.
@@ -111,7 +116,11 @@ type facts struct {
 	hide                      []string
 	read                      []string
 	services                  []string
-	grants                    *ReadGrants
+	// covers are the hidden paths a mount may cover (see coverable), and
+	// grants the read grants: with the namespaces (true), where the covers
+	// need none; without them, where every hidden path does.
+	covers []string
+	grants map[bool]*ReadGrants
 }
 
 // factsTTL is how long worked-out facts are used before they are worked
@@ -119,8 +128,8 @@ type facts struct {
 const factsTTL = 10 * time.Second
 
 // Prepare fills in the paths the helper needs (Hide, Read, HideServices,
-// Grants), working them out at most once per factsTTL for a Config and
-// its copies. Command calls it.
+// Cover, Grants), working them out at most once per factsTTL for a Config
+// and its copies. Command calls it.
 func (c *Config) Prepare() {
 	if c == nil || c.facts == nil {
 		return
@@ -135,13 +144,23 @@ func (c *Config) Prepare() {
 			f.read = confinedReads(f.systemFolders, f.toolConfig)
 		}
 		f.services = serviceSockets(f.sockets, f.cacheDir)
-		f.grants = readGrants(c.readRoots(f.read), f.hide)
+		f.covers = coverable(f.hide)
+		f.grants = map[bool]*ReadGrants{}
 		f.at = time.Now()
 	}
-	c.Hide, c.Read, c.Grants = f.hide, f.read, f.grants
-	c.HideServices = nil
+	g := f.grants[c.Isolate]
+	if g == nil {
+		hide := f.hide
+		if c.Isolate {
+			hide = slices.DeleteFunc(slices.Clone(hide), func(h string) bool { return slices.Contains(f.covers, h) })
+		}
+		g = readGrants(c.readRoots(f.read), hide)
+		f.grants[c.Isolate] = g
+	}
+	c.Hide, c.Read, c.Grants = f.hide, f.read, g
+	c.HideServices, c.Cover = nil, nil
 	if c.Isolate {
-		c.HideServices = f.services
+		c.HideServices, c.Cover = f.services, f.covers
 	}
 }
 
@@ -332,7 +351,7 @@ func (c *Config) Confined() bool {
 // back what a command changed. Where only a network namespace could deny
 // the network, it is an error rather than a run with the network open.
 func (c Config) WithoutNamespaces(st Status) (Config, error) {
-	c.Isolate, c.ReadOnly, c.Pin, c.HideServices = false, nil, nil, nil
+	c.Isolate, c.ReadOnly, c.Pin, c.HideServices, c.Cover = false, nil, nil, nil, nil
 	if c.Network && !st.Network {
 		return c, errors.New("the kernel refused the command its own network namespace, and its Landlock cannot restrict the network either, so rein does not run it (the recipe says sandbox.network: deny)")
 	}

@@ -248,3 +248,54 @@ func TestAgentFoldersKept(t *testing.T) {
 		t.Errorf("without a cache: %q", got)
 	}
 }
+
+// A hidden path among many others is covered by a mount where the helper
+// has its own mount namespace; one in a folder of mostly hidden entries,
+// and a link, are left out of Landlock's grants instead.
+func TestCoverable(t *testing.T) {
+	dir := t.TempDir()
+	crowded, sparse := filepath.Join(dir, "etc"), filepath.Join(dir, "dev")
+	for _, d := range []string{crowded, sparse} {
+		os.MkdirAll(d, 0o755)
+	}
+	for i := range 6 {
+		os.WriteFile(filepath.Join(crowded, fmt.Sprint("conf", i)), nil, 0o644)
+	}
+	os.WriteFile(filepath.Join(crowded, "shadow"), nil, 0o600)
+	os.Mkdir(filepath.Join(crowded, "private"), 0o700)
+	os.Symlink(filepath.Join(crowded, "private"), filepath.Join(crowded, "keys"))
+	for _, n := range []string{"tty0", "tty1", "null"} {
+		os.WriteFile(filepath.Join(sparse, n), nil, 0o644)
+	}
+	hide := []string{filepath.Join(crowded, "shadow"), filepath.Join(crowded, "private"), filepath.Join(crowded, "keys"),
+		filepath.Join(sparse, "tty0"), filepath.Join(sparse, "tty1")}
+	want := []string{filepath.Join(crowded, "private"), filepath.Join(crowded, "shadow")}
+	if got := coverable(hide); !slices.Equal(got, want) {
+		t.Errorf("coverable: %q, want %q", got, want)
+	}
+}
+
+// With its own mount namespace the helper grants a folder holding a covered
+// secret whole; without, every sibling on its own, the secret left out.
+func TestPrepareCoversWithNamespaces(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
+	for i := range 4 {
+		os.WriteFile(filepath.Join(home, fmt.Sprint("notes", i)), nil, 0o644)
+	}
+	c := &Config{Mode: "read-only", Workspace: t.TempDir(), Isolate: true,
+		facts: &facts{deny: []string{"~/.ssh/**"}}}
+	c.Prepare()
+	if !slices.Contains(c.Cover, filepath.Join(home, ".ssh")) || slices.Contains(c.Grants.List, home) {
+		t.Errorf("with namespaces: cover %q, listed-only folders %q", c.Cover, c.Grants.List)
+	}
+	plain, err := c.WithoutNamespaces(Status{Network: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain.Prepare()
+	if len(plain.Cover) > 0 || !slices.Contains(plain.Grants.List, home) || slices.Contains(plain.Grants.Dirs, filepath.Join(home, ".ssh")) {
+		t.Errorf("without: cover %q, listed-only %q, dirs %q", plain.Cover, plain.Grants.List, plain.Grants.Dirs)
+	}
+}
