@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -129,6 +130,14 @@ func limitNote(limit string, l sandbox.Limits) string {
 	}[limit]
 	return fmt.Sprintf("\n[rein stopped the command: it reached limits.%s (%s)]\n", limit, strings.TrimSpace(value))
 }
+
+// warmProcessStart has os make, in the background, the check it makes once
+// before it first starts a process (that the kernel's pidfds work, with a
+// child of its own: a third of a millisecond), so that the runner's first
+// program does not wait for it.
+var warmProcessStart = sync.OnceFunc(func() {
+	go os.FindProcess(os.Getpid())
+})
 
 // gateFD is the helper's descriptor for rein's word to start its program:
 // the first of exec.Cmd's ExtraFiles.

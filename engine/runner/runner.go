@@ -89,6 +89,7 @@ func New(p *policy.Policy, opts Options) *Runner {
 		shellMemory: opts.ShellMemory, runaway: opts.Runaway,
 	}
 	run.lookupEnv = expand.ListEnviron(run.env...)
+	warmProcessStart()
 	return run
 }
 

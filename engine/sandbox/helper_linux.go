@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/signal"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -44,7 +45,12 @@ func Main(args []string) {
 	// runs would only cost CPU.
 	debug.SetGCPercent(-1)
 	raw, gate := []byte(args[0]), openGate(args[0])
+	var sigs chan os.Signal
 	if gate != nil {
+		// rein's own call, which supervises: listen for the signals that
+		// end a command while rein works the configuration out (the
+		// runtime starts a thread for them; a third of a millisecond).
+		sigs = listen()
 		var err error
 		if raw, err = gate.ReadBytes('\n'); err != nil {
 			fail("rein sent no configuration (it ended, or the run was stopped)")
@@ -89,7 +95,10 @@ func Main(args []string) {
 	if supervised {
 		// Nothing to flush; os.Exit's hooks would hold the command's end
 		// back (a second, in a race-enabled build).
-		syscall.Exit(supervise(path, argv, c.Parent, gate))
+		syscall.Exit(supervise(path, argv, c.Parent, gate, sigs))
+	}
+	if sigs != nil {
+		signal.Stop(sigs)
 	}
 	awaitGate(gate)
 	err := syscall.Exec(path, argv, os.Environ())

@@ -29,15 +29,16 @@ import (
 // from one thread: Landlock was applied to each of the helper's threads on
 // its own, which gives each a domain of its own, and scoped signals do not
 // cross from one domain to another.
-func supervise(path string, argv []string, parent int, gate *bufio.Reader) int {
+func supervise(path string, argv []string, parent int, gate *bufio.Reader, sigs chan os.Signal) int {
 	runtime.LockOSThread()
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		fail("cannot watch the program's children: " + err.Error())
 	}
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, EndSignal)
-	// rein's death signal, sent before the line above, was ignored: when
-	// rein is gone already, start nothing.
+	if sigs == nil {
+		sigs = listen()
+	}
+	// rein's death signal, sent before the helper listened, was ignored:
+	// when rein is gone already, start nothing.
 	if parent > 0 && os.Getppid() != parent {
 		fail("rein ended before the program started")
 	}
@@ -85,6 +86,13 @@ func supervise(path string, argv []string, parent int, gate *bufio.Reader) int {
 			return status
 		}
 	}
+}
+
+// listen starts taking the signals that end a command, for supervise.
+func listen() chan os.Signal {
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, EndSignal)
+	return sigs
 }
 
 // killLeftovers kills the helper's children until it has none. Orphans of
