@@ -4,6 +4,7 @@
 //
 //	go run ./scripts/cost            # every figure, 40 interleaved rounds
 //	go run ./scripts/cost -n 100 -json
+//	go run ./scripts/cost -run exec -bench=false  # the figures named exec
 //
 // The baselines: bash, a Go hello-world built here, Codex CLI's own
 // sandbox and exec policy (the npm package in testdata/agents, or codex on
@@ -64,14 +65,20 @@ func main() {
 	rounds := flag.Int("n", 40, "interleaved rounds per figure")
 	asJSON := flag.Bool("json", false, "print the figures as JSON")
 	bench := flag.Bool("bench", true, "also run the agent loop's go test benchmark")
+	only := flag.String("run", "", "measure only the figures whose name matches this regular expression")
 	flag.Parse()
-	if err := measure(*rounds, *asJSON, *bench); err != nil {
+	pick, err := regexp.Compile(*only)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cost: -run:", err)
+		os.Exit(2)
+	}
+	if err := measure(*rounds, *asJSON, *bench, pick); err != nil {
 		fmt.Fprintln(os.Stderr, "cost:", err)
 		os.Exit(1)
 	}
 }
 
-func measure(rounds int, asJSON, bench bool) error {
+func measure(rounds int, asJSON, bench bool, pick *regexp.Regexp) error {
 	root, err := repoRoot()
 	if err != nil {
 		return err
@@ -124,6 +131,7 @@ func measure(rounds int, asJSON, bench bool) error {
 		{Name: "bulk rein check --json over nl2bash vs a bare parse", Target: 2, Input: corpus,
 			Command: []string{rein, "check", "--preset", "readonly", "--json"}, Baseline: []string{self, "parse"}},
 	}
+	figs = slices.DeleteFunc(figs, func(f *figure) bool { return !pick.MatchString(f.Name) })
 	for _, f := range figs {
 		switch {
 		case f.Baseline[0] == "":
