@@ -89,7 +89,13 @@ func New(p *policy.Policy, opts Options) *Runner {
 		shellMemory: opts.ShellMemory, runaway: opts.Runaway,
 	}
 	run.lookupEnv = expand.ListEnviron(run.env...)
-	warmProcessStart()
+	if opts.Sandbox != nil {
+		// What a program start needs that takes reading the machine is
+		// worked out meanwhile, on the other core, while the command is
+		// set up and recorded.
+		warmProcessStart()
+		go opts.Sandbox.Prepare()
+	}
 	return run
 }
 
