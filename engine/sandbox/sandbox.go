@@ -462,6 +462,24 @@ func plural(n int, s string) string {
 func hidden(globs []string, workspace string, toolConfig []string) []string {
 	var out []string
 	folders := folderNames{}
+	// Where a folder leads, resolved once for all the paths in it (a
+	// dozen patterns match eighty names in /dev).
+	realDirs := map[string]string{}
+	realPath := func(p string, st os.FileInfo) (string, error) {
+		if st.Mode()&os.ModeSymlink != 0 {
+			return filepath.EvalSymlinks(p)
+		}
+		dir := filepath.Dir(p)
+		real, ok := realDirs[dir]
+		if !ok {
+			var err error
+			if real, err = filepath.EvalSymlinks(dir); err != nil {
+				return "", err
+			}
+			realDirs[dir] = real
+		}
+		return filepath.Join(real, filepath.Base(p)), nil
+	}
 	for _, g := range globs {
 		if !strings.HasPrefix(g, "~/") && !strings.HasPrefix(g, "/") {
 			continue // relative and **/ globs match anywhere: analysis handles those
@@ -483,18 +501,27 @@ func hidden(globs []string, workspace string, toolConfig []string) []string {
 			paths = folders.glob(p)
 		}
 		for _, p := range paths {
+			st, err := os.Lstat(p)
+			if err != nil {
+				continue // nothing there to hide
+			}
 			// A secret folder that is a link (~/.kube -> ~/dotfiles/kube)
 			// is hidden where it leads too: its target is readable by
 			// that name otherwise.
 			targets := []string{p}
-			if real, err := filepath.EvalSymlinks(p); err == nil && real != p {
+			if real, err := realPath(p, st); err == nil && real != p {
 				targets = append(targets, real)
 			}
-			for _, p := range targets {
+			for i, p := range targets {
 				if within(p, workspace) || within(workspace, p) {
 					continue
 				}
-				if _, err := os.Lstat(p); err == nil && !slices.Contains(out, p) {
+				if i > 0 {
+					if _, err := os.Lstat(p); err != nil {
+						continue
+					}
+				}
+				if !slices.Contains(out, p) {
 					out = append(out, p)
 				}
 			}

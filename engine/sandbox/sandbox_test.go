@@ -299,3 +299,14 @@ func TestPrepareCoversWithNamespaces(t *testing.T) {
 		t.Errorf("without: cover %q, listed-only %q, dirs %q", plain.Cover, plain.Grants.List, plain.Grants.Dirs)
 	}
 }
+
+// BenchmarkPrepare is working out the facts a program start needs for the
+// built-in secret places, on this machine.
+func BenchmarkPrepare(b *testing.B) {
+	ws, cache := b.TempDir(), b.TempDir()
+	for b.Loop() {
+		c := &Config{Mode: "read-only", Workspace: ws, Isolate: true,
+			facts: &facts{deny: recipe.SecretPaths, toolConfig: recipe.ToolConfig, systemFolders: recipe.SystemFolders, cacheDir: cache}}
+		c.Prepare()
+	}
+}
