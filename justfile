@@ -2,9 +2,9 @@
 
 default: test
 
-# Build the rein binary into ./bin
+# Build rein and its sandbox helper into ./bin (static: they start faster)
 build:
-    CGO_ENABLED=0 go build -o bin/rein ./cmd/rein
+    CGO_ENABLED=0 go build -o bin/ ./cmd/rein ./cmd/rein-sandbox
 
 # Run the test suite
 test:
