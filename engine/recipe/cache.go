@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 
+	fastjson "github.com/segmentio/encoding/json"
+
 	"github.com/reinsh/rein/recipes"
 )
 
@@ -64,8 +66,11 @@ func readCache(dir, key string) (*Recipe, bool) {
 	if err != nil {
 		return nil, false
 	}
+	// Read with segmentio's decoder (linked already, for the MCP SDK):
+	// a fresh process decodes the entry in half encoding/json's time, and
+	// every command starts with this (TestCacheDecodersAgree).
 	var e cacheEntry
-	if err := json.Unmarshal(b, &e); err != nil || e.Recipe == nil {
+	if err := fastjson.Unmarshal(b, &e); err != nil || e.Recipe == nil {
 		return nil, false
 	}
 	for p, sum := range e.Deps {
