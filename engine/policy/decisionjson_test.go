@@ -51,3 +51,21 @@ func TestAppendJSONIsEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkAppendJSON is writing the decisions on the corpus as rein check
+// --json does (the deciding is left out).
+func BenchmarkAppendJSON(b *testing.B) {
+	p := presetPolicy(b, "readonly")
+	var ds []*policy.Decision
+	for _, line := range corpus(b) {
+		ds = append(ds, p.Check(line))
+	}
+	var buf []byte
+	b.ResetTimer()
+	for b.Loop() {
+		for _, d := range ds {
+			buf = d.AppendJSON(buf[:0])
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(ds)), "ns/decision")
+}
