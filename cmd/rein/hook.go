@@ -53,6 +53,10 @@ type hookAgent struct {
 	// db is the audit database the rewritten run records in: the hook's
 	// own, whatever the agent's shell environment says.
 	db string
+	// selection is the recipe the hook decided with (--dir, --recipe,
+	// --preset), as rein's flags: the rewritten run decides and runs under
+	// the same one.
+	selection []string
 	// env is the process's (for closeStore).
 	env *env
 }
@@ -138,6 +142,17 @@ func (h *hookAgent) decide(g *Globals, call *hook.Call) hook.Answer {
 	h.db = appOf(&local).DBPath()
 	if abs, err := filepath.Abs(h.db); err == nil {
 		h.db = abs
+	}
+	h.selection = []string{"--dir", local.Dir}
+	if local.Recipe != "" {
+		abs, err := filepath.Abs(local.Recipe)
+		if err != nil {
+			return refusal("rein cannot find the recipe %s: %v", local.Recipe, err)
+		}
+		h.selection = append(h.selection, "--recipe", abs)
+	}
+	if local.Preset != "" {
+		h.selection = append(h.selection, "--preset", local.Preset)
 	}
 	db := appOf(&local).OpenStoreAsync()
 	defer db.Discard()
@@ -242,7 +257,7 @@ func (h *hookAgent) vetShell(p *policy.Policy, call *hook.Call, access hook.Acce
 		}
 		return hook.Answer{Decision: hook.Allow, Rule: d.Rule, Reason: fmt.Sprintf("rein: allowed by rule %s", d.Rule)}
 	}
-	command, err := rewrite(call, access, dir, h.db, d.Verdict == policy.Ask)
+	command, err := rewrite(call, access, h.selection, dir, h.db, d.Verdict == policy.Ask)
 	if err != nil {
 		return refusal("rein cannot hand this command to itself: %v", err)
 	}
@@ -255,12 +270,12 @@ func (h *hookAgent) vetShell(p *policy.Policy, call *hook.Call, access hook.Acce
 // rewrite is the command line that runs text through rein exec under the
 // same recipe, folder and timeout: rein's path and every argument single-
 // quoted, so that no shell reads anything in them.
-func rewrite(call *hook.Call, access hook.Access, dir, db string, approved bool) (string, error) {
+func rewrite(call *hook.Call, access hook.Access, selection []string, dir, db string, approved bool) (string, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return "", err
 	}
-	words := []string{exe, "--dir", call.Cwd, "--db", db, "exec", "--cwd", dir, "--hook", string(call.Agent)}
+	words := append(append([]string{exe}, selection...), "--db", db, "exec", "--cwd", dir, "--hook", string(call.Agent))
 	if call.SessionID != "" {
 		words = append(words, "--hook-session", call.SessionID)
 	}

@@ -199,6 +199,38 @@ func TestHookApprovalAndCheckOnly(t *testing.T) {
 	}
 }
 
+// The rewritten run decides and runs under the recipe the hook decided
+// with: a hook installed with --preset hands the preset on, not the
+// repository's recipe (which here refuses what the preset allows).
+func TestHookRewriteKeepsTheRecipe(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX shell")
+	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	dir := hookWorkspace(t)
+	t.Setenv("REIN_DB", filepath.Join(t.TempDir(), "rein.db"))
+	os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte("{ deny: ['ls', 'ls *'] }\n"), 0o644)
+	b, _ := json.Marshal(map[string]any{"session_id": "s", "cwd": dir, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+		"tool_input": map[string]string{"command": "ls"}, "tool_use_id": "t"})
+	out, _, _ := rein(t, "", string(b), "--preset", "readonly", "hook", "claude-code")
+	r := parseHookReply(t, "claude-code", out)
+	if r.Decision != "allow" || !strings.Contains(r.Command, "'--preset' 'readonly'") {
+		t.Fatalf("answered %+v", r)
+	}
+	got, status := runRewritten(t, r.Command)
+	if status != 0 || !strings.Contains(got, "README.md") {
+		t.Errorf("the rewritten run exited %d and printed %q: not under the preset the hook decided with", status, got)
+	}
+	recipe := filepath.Join(t.TempDir(), "extra.jsonnet")
+	os.WriteFile(recipe, []byte("{ allow: ['ls'] }\n"), 0o644)
+	out, _, _ = rein(t, "", string(b), "--recipe", recipe, "hook", "claude-code")
+	if r := parseHookReply(t, "claude-code", out); r.Command != "" && !strings.Contains(r.Command, "'--recipe' '"+recipe+"'") {
+		t.Errorf("--recipe is not handed on: %q", r.Command)
+	}
+}
+
 // Nothing fails open: malformed input, a broken recipe and a hook that
 // takes too long are denials.
 func TestHookFailsClosed(t *testing.T) {
