@@ -57,7 +57,7 @@ const ioDelay = time.Second
 func (p process) run(ctx context.Context) (outcome, error) {
 	if p.sandbox == nil {
 		if !p.mayStart(ctx) {
-			return outcome{code: 130}, ctx.Err()
+			return outcome{code: 130}, nil // the run ended first: the caller reports how
 		}
 		code, err := p.start(ctx, p.path, p.argv, p.env, nil)
 		return outcome{code: code}, err
