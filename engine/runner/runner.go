@@ -94,7 +94,8 @@ func New(p *policy.Policy, opts Options) *Runner {
 		// worked out meanwhile, on the other core, while the command is
 		// set up and recorded.
 		warmProcessStart()
-		go opts.Sandbox.Prepare()
+		ahead := *opts.Sandbox // a copy shares the facts, not the fields Prepare sets
+		go ahead.Prepare()
 	}
 	return run
 }
