@@ -115,6 +115,7 @@ func (c *checkCmd) decideLines(p *policy.Policy, lines []string, parts []bytes.B
 				} else {
 					report.Line(&parts[w], d)
 				}
+				p.Release(d) // written out: its memory serves the next
 			}
 		})
 	}

@@ -249,6 +249,8 @@ type Decision struct {
 	// Run is the argv to run, when decided with a World: the command's
 	// with the exclusions that keep a walking program off secret files.
 	Run []string `json:"-"`
+	// block is the allocation d lives in, for Release.
+	block any
 }
 
 // maxReasons is how many distinct reasons a decision gives for its
@@ -331,7 +333,8 @@ func (p *Policy) decide(s *shellparse.Script, ev *evaluation, detach bool) *Deci
 
 // newDecision allocates a decision with room for the script's command
 // results, and for their argv when that fits: nine scripts in ten (one to
-// four commands, up to 8, 15, 17, 19 words in nl2bash) in one allocation.
+// four commands, up to 8, 15, 17, 19 words in nl2bash) in one allocation,
+// taken from what Release gave back when there is some.
 func newDecision(s *shellparse.Script) (*Decision, []string) {
 	n, argc := len(s.Commands), 0
 	for _, c := range s.Commands {
@@ -339,35 +342,59 @@ func newDecision(s *shellparse.Script) (*Decision, []string) {
 	}
 	switch {
 	case n <= 1 && argc <= 8:
-		b := new(struct {
-			d    Decision
-			c    [1]CommandResult
-			argv [8]string
-		})
+		b := blocks[0].Get().(*block[[1]CommandResult, [8]string])
+		b.d.block = b
 		return room(&b.d, b.c[:0:n], b.argv[:0])
 	case n == 2 && argc <= 16:
-		b := new(struct {
-			d    Decision
-			c    [2]CommandResult
-			argv [16]string
-		})
+		b := blocks[1].Get().(*block[[2]CommandResult, [16]string])
+		b.d.block = b
 		return room(&b.d, b.c[:0], b.argv[:0])
 	case n == 3 && argc <= 18:
-		b := new(struct {
-			d    Decision
-			c    [3]CommandResult
-			argv [18]string
-		})
+		b := blocks[2].Get().(*block[[3]CommandResult, [18]string])
+		b.d.block = b
 		return room(&b.d, b.c[:0], b.argv[:0])
 	case n == 4 && argc <= 20:
-		b := new(struct {
-			d    Decision
-			c    [4]CommandResult
-			argv [20]string
-		})
+		b := blocks[3].Get().(*block[[4]CommandResult, [20]string])
+		b.d.block = b
 		return room(&b.d, b.c[:0], b.argv[:0])
 	}
 	return &Decision{Commands: make([]CommandResult, 0, n)}, nil
+}
+
+// block is a decision and the room for its results and their argv, in one
+// allocation.
+type block[C, A any] struct {
+	d    Decision
+	c    C
+	argv A
+}
+
+var blocks = [...]sync.Pool{
+	{New: func() any { return new(block[[1]CommandResult, [8]string]) }},
+	{New: func() any { return new(block[[2]CommandResult, [16]string]) }},
+	{New: func() any { return new(block[[3]CommandResult, [18]string]) }},
+	{New: func() any { return new(block[[4]CommandResult, [20]string]) }},
+}
+
+// Release gives a decision's memory back for a later one: for a caller
+// that keeps nothing of d, nor of what it holds, once it is done with it
+// (bulk rein check, which writes each decision out). d must not be used
+// after.
+func (p *Policy) Release(d *Decision) {
+	switch b := d.block.(type) {
+	case *block[[1]CommandResult, [8]string]:
+		*b = block[[1]CommandResult, [8]string]{}
+		blocks[0].Put(b)
+	case *block[[2]CommandResult, [16]string]:
+		*b = block[[2]CommandResult, [16]string]{}
+		blocks[1].Put(b)
+	case *block[[3]CommandResult, [18]string]:
+		*b = block[[3]CommandResult, [18]string]{}
+		blocks[2].Put(b)
+	case *block[[4]CommandResult, [20]string]:
+		*b = block[[4]CommandResult, [20]string]{}
+		blocks[3].Put(b)
+	}
 }
 
 // room gives a decision its results list and hands out its argv space.

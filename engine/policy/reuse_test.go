@@ -86,3 +86,29 @@ func TestCheckConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// A released decision's memory serves the next Check, which must read as
+// a fresh one: nothing of the one before is left in it, from any goroutine.
+func TestReleaseLeavesNothingBehind(t *testing.T) {
+	p := presetPolicy(t, "readonly")
+	texts := reuseTexts()
+	want := make([]string, len(texts))
+	for i, text := range texts {
+		want[i] = decisionJSON(t, p.Check(text))
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for k := range 6 * len(texts) {
+				i := (k*5 + g) % len(texts)
+				d := p.Check(texts[i])
+				if got := decisionJSON(t, d); got != want[i] {
+					t.Errorf("%q: after released decisions it reads\n%s\nwant\n%s", texts[i], got, want[i])
+					return
+				}
+				p.Release(d)
+			}
+		})
+	}
+	wg.Wait()
+}
