@@ -321,6 +321,20 @@ func TestHookInstall(t *testing.T) {
 	if ab, _ := json.Marshal(a); string(ab) != func() string { wb, _ := json.Marshal(w); return string(wb) }() {
 		t.Errorf("uninstall left\n%s\nwant\n%s", after, before)
 	}
+	// A hook installed with a recipe decides with it: the command line
+	// carries it, and uninstall still knows the hook for rein's.
+	if _, errOut, code := rein(t, dir, "", "hook", "install", "claude-code", "--preset", "readonly"); code != exitOK {
+		t.Fatalf("install --preset: %d %s", code, errOut)
+	}
+	if b, _ := os.ReadFile(settings); !strings.Contains(string(b), `'/opt/rein tools/bin/rein' hook claude-code --preset readonly`) {
+		t.Errorf("install --preset readonly wrote\n%s", b)
+	}
+	if _, errOut, code := rein(t, dir, "", "hook", "uninstall", "claude-code"); code != exitOK {
+		t.Fatalf("uninstall: %d %s", code, errOut)
+	}
+	if b, _ := os.ReadFile(settings); strings.Contains(string(b), "--preset") {
+		t.Errorf("uninstall left the hook with its preset:\n%s", b)
+	}
 	// A file install made is removed again; --user writes the home
 	// folder's; --print writes nothing.
 	if _, errOut, code := rein(t, dir, "", "hook", "install", "gemini", "--user"); code != exitOK {
@@ -527,4 +541,24 @@ func errorOf(o tools.Outcome) string {
 	var e struct{ Error string }
 	json.Unmarshal([]byte(o.Output), &e)
 	return e.Error
+}
+
+// isOurs knows rein's hook command lines, with the flags install may add,
+// and nothing else.
+func TestIsOurs(t *testing.T) {
+	for command, want := range map[string]bool{
+		"/usr/local/bin/rein hook claude-code":                                   true,
+		"'/opt/rein tools/bin/rein' hook claude-code --preset readonly":          true,
+		"/usr/local/bin/rein hook claude-code --recipe /r/x.jsonnet --preset go": true,
+		"rein hook claude-code":                                                  true,
+		"/usr/local/bin/rein hook codex":                                         false,
+		"/usr/local/bin/notrein hook claude-code":                                false,
+		"/usr/local/bin/rein hook claude-code; rm -rf ~":                         false,
+		"x": false,
+		"":  false,
+	} {
+		if got := isOurs(command, "claude-code"); got != want {
+			t.Errorf("isOurs(%q) = %v, want %v", command, got, want)
+		}
+	}
 }

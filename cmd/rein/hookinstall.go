@@ -61,8 +61,9 @@ func settingsFile(g *Globals, agent hook.Agent, user bool) (string, error) {
 var hookExecutable = os.Executable
 
 // hookCommandLine is the command an agent runs: this rein, by its full
-// path, quoted for the shell the agent starts hooks with.
-func hookCommandLine(agent hook.Agent) (string, error) {
+// path, quoted for the shell the agent starts hooks with, and the recipe
+// install was given (--preset, --recipe), which the hook then decides with.
+func hookCommandLine(agent hook.Agent, g *Globals) (string, error) {
 	exe, err := hookExecutable()
 	if err != nil {
 		return "", err
@@ -73,14 +74,27 @@ func hookCommandLine(agent hook.Agent) (string, error) {
 	if strings.Contains(exe, string(filepath.Separator)+"go-build") {
 		return "", errors.New("this rein is a temporary build (go run): install it first (go install ./cmd/rein), then run rein hook install")
 	}
-	q, err := hook.Quote(exe)
-	if err != nil {
-		return "", err
+	words := []string{exe, "hook", string(agent)}
+	if g.Recipe != "" {
+		abs, err := filepath.Abs(g.Recipe)
+		if err != nil {
+			return "", err
+		}
+		words = append(words, "--recipe", abs)
 	}
-	if q == "'"+exe+"'" && !strings.ContainsAny(exe, " \t\"'\\$`") {
-		q = exe // plain paths stay readable in the settings
+	if g.Preset != "" {
+		words = append(words, "--preset", g.Preset)
 	}
-	return q + " hook " + string(agent), nil
+	for i, w := range words {
+		q, err := hook.Quote(w)
+		if err != nil {
+			return "", err
+		}
+		if q != "'"+w+"'" || strings.ContainsAny(w, " \t\"'\\$`") {
+			words[i] = q // plain words stay readable in the settings
+		}
+	}
+	return strings.Join(words, " "), nil
 }
 
 // hookGroup is the entry install adds under the agent's event.
@@ -106,7 +120,7 @@ func hookGroup(agent hook.Agent, command string, also []string) map[string]any {
 
 func (c *hookInstall) Run(g *Globals, e *env) error {
 	agent := hook.Agent(c.Agent)
-	command, err := hookCommandLine(agent)
+	command, err := hookCommandLine(agent, g)
 	if err != nil {
 		return err
 	}
@@ -281,13 +295,18 @@ func withoutOurs(groups []json.RawMessage, agent hook.Agent) ([]json.RawMessage,
 }
 
 // isOurs reports whether a hook command is rein's for agent: some rein
-// (by its file name) with "hook AGENT".
+// (by its file name) with "hook AGENT", and rein's flags after it.
 func isOurs(command string, agent hook.Agent) bool {
-	rest, ok := strings.CutSuffix(strings.TrimSpace(command), " hook "+string(agent))
-	if !ok {
+	command = strings.TrimSpace(command)
+	marker := " hook " + string(agent)
+	i := strings.LastIndex(command, marker)
+	if i < 0 {
 		return false
 	}
-	exe := strings.Trim(rest, `'"`)
+	if tail := command[i+len(marker):]; tail != "" && !strings.HasPrefix(tail, " --") {
+		return false
+	}
+	exe := strings.Trim(command[:i], `'"`)
 	base := filepath.Base(exe)
 	return base == "rein" || base == "rein.exe"
 }
