@@ -39,6 +39,21 @@ func hookWorkspace(t *testing.T) string {
 	return dir
 }
 
+// rewriteWorkspace is hookWorkspace for a test that runs rewritten
+// command lines with bash, with an audit database of its own.
+func rewriteWorkspace(t *testing.T) string {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX shell")
+	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	dir := hookWorkspace(t)
+	t.Setenv("REIN_DB", filepath.Join(t.TempDir(), "rein.db"))
+	return dir
+}
+
 // hookReply is an answer in any of the agents' formats.
 type hookReply struct {
 	Decision, Reason, Command string
@@ -100,14 +115,7 @@ func runRewritten(t *testing.T, command string) (string, int) {
 // through rein (and what runs is the command as written, with its output),
 // file tools under rein's path policy, other tools no opinion.
 func TestHookAnswers(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("POSIX shell")
-	}
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("no bash")
-	}
-	dir := hookWorkspace(t)
-	t.Setenv("REIN_DB", filepath.Join(t.TempDir(), "rein.db"))
+	dir := rewriteWorkspace(t)
 	b, err := os.ReadFile(filepath.Join("testdata", "hooks", "calls.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -203,14 +211,7 @@ func TestHookApprovalAndCheckOnly(t *testing.T) {
 // with: a hook installed with --preset hands the preset on, not the
 // repository's recipe (which here refuses what the preset allows).
 func TestHookRewriteKeepsTheRecipe(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("POSIX shell")
-	}
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("no bash")
-	}
-	dir := hookWorkspace(t)
-	t.Setenv("REIN_DB", filepath.Join(t.TempDir(), "rein.db"))
+	dir := rewriteWorkspace(t)
 	os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte("{ deny: ['ls', 'ls *'] }\n"), 0o644)
 	b, _ := json.Marshal(map[string]any{"session_id": "s", "cwd": dir, "hook_event_name": "PreToolUse", "tool_name": "Bash",
 		"tool_input": map[string]string{"command": "ls"}, "tool_use_id": "t"})
