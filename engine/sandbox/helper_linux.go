@@ -66,8 +66,12 @@ func Main(args []string) {
 	path, argv := args[1], args[2:]
 	confined, supervised := c.Confined(), c.Supervised()
 	if c.Isolate {
-		if err := mountPlaces(c); err != nil {
+		mounted, err := mountPlaces(c)
+		if err != nil {
 			fail(err.Error())
+		}
+		if !mounted {
+			c = c.uncovered()
 		}
 	}
 	if c.Cgroup != "" {

@@ -78,19 +78,21 @@ func NamespacesRefused(err error) bool {
 // renamed or removed: .git cannot be moved aside and remade without its
 // read-only hooks) and mounts c.ReadOnly read-only, in the helper's own
 // mount namespace. A namespace without the right to mount (AppArmor's
-// restriction, a seccomp filter) leaves them as they are: rein still puts
-// back what a command changed there. Any other failure is an error.
-func mountPlaces(c Config) error {
+// restriction, a seccomp filter) leaves them as they are, and mounted is
+// false: rein still puts back what a command changed there, and the helper
+// hides what it would have covered with Landlock instead (uncovered). Any
+// other failure is an error.
+func mountPlaces(c Config) (mounted bool, err error) {
 	if !ownUserNamespace() {
 		// Started without its namespaces (by hand, or by a bug): as root,
 		// the mounts below would change the whole machine's.
-		return errors.New("the helper is not in namespaces of its own; it will not mount anything")
+		return false, errors.New("the helper is not in namespaces of its own; it will not mount anything")
 	}
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) {
-			return nil
+			return false, nil
 		}
-		return fmt.Errorf("cannot make the mounts private: %w", err)
+		return false, fmt.Errorf("cannot make the mounts private: %w", err)
 	}
 	bind := func(p string) (bool, error) {
 		if _, err := os.Stat(p); err != nil {
@@ -103,18 +105,18 @@ func mountPlaces(c Config) error {
 	}
 	for _, p := range c.Pin {
 		if _, err := bind(p); err != nil {
-			return err
+			return false, err
 		}
 	}
 	for _, p := range append(slices.Clip(c.HideServices), c.Cover...) {
 		if err := cover(p); err != nil {
-			return err
+			return false, err
 		}
 	}
 	for _, p := range c.ReadOnly {
 		ok, err := bind(p)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if !ok {
 			continue
@@ -123,13 +125,13 @@ func mountPlaces(c Config) error {
 		// with (nosuid, nodev…): they are locked in a user namespace.
 		var st unix.Statfs_t
 		if err := unix.Statfs(p, &st); err != nil {
-			return fmt.Errorf("cannot read the mount flags of %s: %w", p, err)
+			return false, fmt.Errorf("cannot read the mount flags of %s: %w", p, err)
 		}
 		if err := unix.Mount("", p, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY|lockedFlags(st.Flags), ""); err != nil {
-			return fmt.Errorf("cannot make %s read-only: %w", p, err)
+			return false, fmt.Errorf("cannot make %s read-only: %w", p, err)
 		}
 	}
-	return nil
+	return true, nil
 }
 
 // ownUserNamespace reports whether this process is in a user namespace

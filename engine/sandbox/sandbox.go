@@ -345,6 +345,16 @@ func (c *Config) Confined() bool {
 	return c != nil && (c.Mode == "workspace-write" || c.Mode == "read-only")
 }
 
+// uncovered is c for a helper whose namespace may not mount: what Cover
+// would have covered is left out of Landlock's grants instead (worked out
+// again from Hide, which holds it).
+func (c Config) uncovered() Config {
+	if len(c.Cover) > 0 {
+		c.Cover, c.Grants = nil, nil
+	}
+	return c
+}
+
 // WithoutNamespaces is c for a kernel that refused to make the helper's
 // namespaces as it started (a container's seccomp filter): Landlock and the
 // limits still hold, and the read-only places are left to rein putting

@@ -290,6 +290,15 @@ func TestPrepareCoversWithNamespaces(t *testing.T) {
 	if !slices.Contains(c.Cover, filepath.Join(home, ".ssh")) || slices.Contains(c.Grants.List, home) {
 		t.Errorf("with namespaces: cover %q, listed-only folders %q", c.Cover, c.Grants.List)
 	}
+	// A namespace that may not mount (AppArmor): the helper hides what it
+	// would have covered with Landlock, as restrict works the grants out.
+	uc := c.uncovered()
+	if uc.Grants != nil || len(uc.Cover) > 0 {
+		t.Fatalf("uncovered kept cover %q, grants %v", uc.Cover, uc.Grants)
+	}
+	if g := readGrants(uc.readRoots(uc.Read), uc.Hide); !slices.Contains(g.List, home) || slices.Contains(g.Dirs, filepath.Join(home, ".ssh")) {
+		t.Errorf("uncovered: listed-only %q, dirs %q", g.List, g.Dirs)
+	}
 	plain, err := c.WithoutNamespaces(Status{Network: true})
 	if err != nil {
 		t.Fatal(err)
