@@ -113,17 +113,8 @@ func (c *execCmd) Run(g *Globals, e *env) error {
 	if err != nil {
 		return err
 	}
-	// The record is written while rein sets the run up; the command has no
-	// effect before it is kept (Proceed).
-	var a *execAudit
-	recorded := make(chan struct{})
-	go func() {
-		defer close(recorded)
-		a = c.startAudit(e, db, p, text, d, true)
-	}()
-	opts.Proceed = recorded
+	a := c.startAudit(e, db, p, text, d, true)
 	res := run.Run(ctx, text, opts)
-	<-recorded
 	a.finish(res)
 	if c.JSON {
 		if err := writeJSON(e.stdout, res, true); err != nil {

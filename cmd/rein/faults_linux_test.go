@@ -88,13 +88,11 @@ func TestFaultKillExec(t *testing.T) {
 	}
 }
 
-// rein exec writes a command's record while it sets the run up, and the
-// command starts only once the record is kept: with the database held by
-// another writer, the command waits; once the record is in, it runs.
+// rein exec keeps a command's record before the command runs: with the
+// database held by another writer, the command waits; once the record is
+// in, it runs.
 func TestExecRunsAfterItsRecord(t *testing.T) {
 	dir, db, env := faultSetup(t)
-	// The helper supervises even without a sandbox: the program waits for
-	// rein's word in it.
 	if err := os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(`{ allow: ['touch *'], sandbox: { mode: 'off' } }`), 0o644); err != nil {
 		t.Fatal(err)
 	}

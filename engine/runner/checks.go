@@ -22,9 +22,8 @@ import (
 type runChecks struct {
 	runner   *Runner
 	approved bool
-	base     expand.Environ  // the environment rein started the script with
-	shell    *interp.Runner  // for the functions the script declared
-	proceed  <-chan struct{} // RunOptions.Proceed
+	base     expand.Environ // the environment rein started the script with
+	shell    *interp.Runner // for the functions the script declared
 
 	mu     sync.Mutex // pipelines run handlers concurrently
 	denial *policy.Decision
@@ -106,7 +105,7 @@ func (c *runChecks) exec(ctx context.Context, args []string) error {
 	if d := r.decide(ctx, policy.Facts{Argv: args, Dir: hc.Dir, Starting: true, Input: in}); c.stops(d.Verdict) {
 		return c.refuse(d)
 	}
-	return r.exec(ctx, args, stdin, c.proceed)
+	return r.exec(ctx, args, stdin)
 }
 
 // open enforces the redirect rules on every file the shell opens, also as
@@ -123,13 +122,6 @@ func (c *runChecks) open(ctx context.Context, path string, flag int, perm os.Fil
 	}
 	if c.stops(res.Verdict) {
 		return nil, &os.PathError{Op: "open", Path: path, Err: fmt.Errorf("refused by rein (rule %s: %s)", res.Rule, res.Reason)}
-	}
-	if write && c.proceed != nil {
-		select {
-		case <-c.proceed:
-		case <-ctx.Done():
-			return nil, &os.PathError{Op: "open", Path: path, Err: ctx.Err()}
-		}
 	}
 	return interp.DefaultOpenHandler()(ctx, path, flag, perm)
 }

@@ -31,9 +31,6 @@ type process struct {
 	// readOnly and pin are the kept places the sandbox's namespace mounts
 	// read-only, and the folders it pins (sandbox.Config).
 	readOnly, pin []string
-	// proceed holds the program back until it is closed (RunOptions.Proceed);
-	// nil: no wait.
-	proceed <-chan struct{}
 }
 
 // outcome is how a process ended.
@@ -56,9 +53,6 @@ const ioDelay = time.Second
 // grandchild outlives the command.
 func (p process) run(ctx context.Context) (outcome, error) {
 	if p.sandbox == nil {
-		if !p.mayStart(ctx) {
-			return outcome{code: 130}, nil // the run ended first: the caller reports how
-		}
 		code, err := p.start(ctx, p.path, p.argv, p.env, nil)
 		return outcome{code: code}, err
 	}
@@ -139,31 +133,16 @@ var warmProcessStart = sync.OnceFunc(func() {
 	go os.FindProcess(os.Getpid())
 })
 
-// gateFD is the helper's descriptor for rein's word to start its program:
-// the first of exec.Cmd's ExtraFiles.
+// gateFD is the helper's descriptor for its configuration: the first of
+// exec.Cmd's ExtraFiles.
 const gateFD = 3
-
-// mayStart waits until the program may start (p.proceed closed); false
-// when the run ended first.
-func (p process) mayStart(ctx context.Context) bool {
-	if p.proceed == nil {
-		return true
-	}
-	select {
-	case <-p.proceed:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
 
 // gate is the sandbox helper's gate (sandbox.GateArg): it returns the
 // helper's end of a pipe, and the function that, once the helper has
-// started, writes its configuration there (worked out while the helper
-// starts) and then, once p.proceed is closed, the word to start its
-// program. The word never comes when the run ends first, or when the
-// configuration could not be written; the pipe's end then stops the helper.
-func (p process) gate(ctx context.Context, box *sandbox.Config) (*os.File, func(started bool), error) {
+// started, writes its configuration there, worked out while the helper
+// starts. When it cannot be written, the pipe's end stops the helper with
+// nothing run.
+func (p process) gate(box *sandbox.Config) (*os.File, func(started bool), error) {
 	if box == nil {
 		return nil, func(bool) {}, nil
 	}
@@ -177,24 +156,15 @@ func (p process) gate(ctx context.Context, box *sandbox.Config) (*os.File, func(
 			w.Close()
 			return
 		}
+		defer w.Close()
 		cfg, err := box.Gate()
 		if err == nil {
 			_, err = w.Write(cfg)
 		}
-		if err != nil {
+		if err != nil && p.stderr != nil {
 			// The helper ends at the pipe's end and says so.
-			if p.stderr != nil {
-				fmt.Fprintf(p.stderr, "rein: cannot hand the sandbox helper its configuration: %v\n", err)
-			}
-			w.Close()
-			return
+			fmt.Fprintf(p.stderr, "rein: cannot hand the sandbox helper its configuration: %v\n", err)
 		}
-		go func() {
-			if p.mayStart(ctx) {
-				w.Write([]byte{1})
-			}
-			w.Close()
-		}()
 	}, nil
 }
 
@@ -208,7 +178,7 @@ func (p process) start(ctx context.Context, path string, argv, env []string, box
 	dieWithRein(cmd.SysProcAttr, box)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.stdin, p.stdout, p.stderr
 	cmd.WaitDelay = ioDelay
-	gate, open, err := p.gate(ctx, box)
+	gate, open, err := p.gate(box)
 	if err != nil {
 		return 126, fmt.Errorf("cannot make the sandbox helper's pipe: %w", err)
 	}

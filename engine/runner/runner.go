@@ -113,11 +113,6 @@ type RunOptions struct {
 	// Env adds variables (NAME=value) for this run only: task parameters
 	// reach scripts this way, as variables, never spliced into the text.
 	Env []string
-	// Proceed, when set, holds every effect of the run back until it is
-	// closed: no program starts and no file is opened for writing before
-	// then. A caller that keeps a record of each run before it has effects
-	// writes it meanwhile, while rein sets the run and the sandbox up.
-	Proceed <-chan struct{}
 }
 
 // Run vets shell text and, if it is allowed, interprets it.
@@ -170,7 +165,7 @@ func (r *Runner) Interpret(ctx context.Context, text string, opts RunOptions) *R
 	defer done()
 
 	base := expand.ListEnviron(append(append([]string(nil), r.env...), opts.Env...)...)
-	checks := &runChecks{runner: r, approved: opts.Approved, base: base, proceed: opts.Proceed}
+	checks := &runChecks{runner: r, approved: opts.Approved, base: base}
 	shell, err := interp.New(
 		interp.Env(base),
 		interp.Dir(dir),
@@ -236,9 +231,8 @@ func (r *Runner) prepare(ctx context.Context, timeout time.Duration, opts RunOpt
 }
 
 // exec runs a program for the interpreter (the last exec handler), with
-// stdin in place of the shell's input when it is not nil, once proceed is
-// closed (RunOptions.Proceed).
-func (r *Runner) exec(ctx context.Context, args []string, stdin io.Reader, proceed <-chan struct{}) error {
+// stdin in place of the shell's input when it is not nil.
+func (r *Runner) exec(ctx context.Context, args []string, stdin io.Reader) error {
 	hc := interp.HandlerCtx(ctx)
 	// A bare name is found on the PATH rein built, never on one the script
 	// changed: PATH=/tmp/evil:$PATH; ls must not run /tmp/evil/ls while
@@ -259,9 +253,7 @@ func (r *Runner) exec(ctx context.Context, args []string, stdin io.Reader, proce
 		stdout, stderr = rw, re
 	}
 	nw := r.watchNetwork(stderr)
-	p := r.process(path, args, envList(hc.Env), hc.Dir, stdin, stdout, nw)
-	p.proceed = proceed
-	out, err := p.run(ctx)
+	out, err := r.process(path, args, envList(hc.Env), hc.Dir, stdin, stdout, nw).run(ctx)
 	if err != nil {
 		fmt.Fprintf(hc.Stderr, "rein: %v\n", err)
 	}
@@ -336,9 +328,7 @@ func (r *Runner) RunArgv(ctx context.Context, argv []string, opts RunOptions) *R
 	}
 	kept := r.keep()
 	nw := r.watchNetwork(stderr)
-	p := r.process(path, argv, envList, dir, stdin, stdout, nw)
-	p.proceed = opts.Proceed
-	po, err := p.run(ctx)
+	po, err := r.process(path, argv, envList, dir, stdin, stdout, nw).run(ctx)
 	if rw != nil {
 		finishRedacting(rw, re, stream{out, true})
 	}

@@ -44,17 +44,14 @@ func Main(args []string) {
 	// Short-lived, with a small heap: collecting garbage while the program
 	// runs would only cost CPU.
 	debug.SetGCPercent(-1)
-	raw, gate := []byte(args[0]), openGate(args[0])
+	raw := []byte(args[0])
 	var sigs chan os.Signal
-	if gate != nil {
+	if strings.HasPrefix(args[0], GateArg) {
 		// rein's own call, which supervises: listen for the signals that
 		// end a command while rein works the configuration out (the
 		// runtime starts a thread for them; a third of a millisecond).
 		sigs = listen()
-		var err error
-		if raw, err = gate.ReadBytes('\n'); err != nil {
-			fail("rein sent no configuration (it ended, or the run was stopped)")
-		}
+		raw = readGate(args[0])
 	}
 	var c Config
 	if err := json.Unmarshal(raw, &c); err != nil {
@@ -99,12 +96,11 @@ func Main(args []string) {
 	if supervised {
 		// Nothing to flush; os.Exit's hooks would hold the command's end
 		// back (a second, in a race-enabled build).
-		syscall.Exit(supervise(path, argv, c.Parent, gate, sigs))
+		syscall.Exit(supervise(path, argv, c.Parent, sigs))
 	}
 	if sigs != nil {
 		signal.Stop(sigs)
 	}
-	awaitGate(gate)
 	err := syscall.Exec(path, argv, os.Environ())
 	fail(fmt.Sprintf("%s: %v", argv[0], err))
 }
@@ -124,32 +120,20 @@ func addressSpaceStage(n int64, path string, argv []string) (string, []string) {
 	return self, argv
 }
 
-// openGate opens the gate the helper's first argument names ("fd:3"), or
-// returns nil for a configuration given as the argument itself.
-func openGate(arg string) *bufio.Reader {
-	n, ok := strings.CutPrefix(arg, GateArg)
-	if !ok {
-		return nil
-	}
-	fd, err := strconv.Atoi(n)
+// readGate reads the configuration from the gate the helper's first
+// argument names ("fd:3"), and closes it: the program never has it.
+func readGate(arg string) []byte {
+	fd, err := strconv.Atoi(strings.TrimPrefix(arg, GateArg))
 	if err != nil || fd < 3 {
 		fail("bad gate " + arg)
 	}
-	// The program never inherits it.
-	syscall.CloseOnExec(fd)
-	return bufio.NewReader(os.NewFile(uintptr(fd), "gate"))
-}
-
-// awaitGate waits for rein's word that the program may start: a byte on
-// the gate after the configuration. Its end instead means rein ended or
-// stopped the run, and the helper ends with nothing run.
-func awaitGate(gate *bufio.Reader) {
-	if gate == nil {
-		return
+	f := os.NewFile(uintptr(fd), "gate")
+	defer f.Close()
+	raw, err := bufio.NewReader(f).ReadBytes('\n')
+	if err != nil {
+		fail("rein sent no configuration (it ended, or the run was stopped)")
 	}
-	if _, err := gate.ReadByte(); err != nil {
-		fail("rein did not start the program (it ended, or the run was stopped)")
-	}
+	return raw
 }
 
 func fail(msg string) {

@@ -405,9 +405,8 @@ func (c *Config) prepared() (*Config, []byte, error) {
 
 // GateArg, with a file descriptor after it, stands in the helper's
 // arguments for its configuration: the helper reads it from that
-// descriptor (its gate), then waits there for rein's word to start the
-// program. rein starts the helper first, and works the configuration out
-// and records the run while the helper starts.
+// descriptor (its gate), one line of JSON. rein starts the helper first,
+// and works the configuration out while the helper starts.
 const GateArg = "fd:"
 
 // GatedCommand is the helper invocation that reads its configuration from

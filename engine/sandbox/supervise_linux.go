@@ -3,7 +3,6 @@
 package sandbox
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -29,7 +28,7 @@ import (
 // from one thread: Landlock was applied to each of the helper's threads on
 // its own, which gives each a domain of its own, and scoped signals do not
 // cross from one domain to another.
-func supervise(path string, argv []string, parent int, gate *bufio.Reader, sigs chan os.Signal) int {
+func supervise(path string, argv []string, parent int, sigs chan os.Signal) int {
 	runtime.LockOSThread()
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		fail("cannot watch the program's children: " + err.Error())
@@ -42,7 +41,6 @@ func supervise(path string, argv []string, parent int, gate *bufio.Reader, sigs 
 	if parent > 0 && os.Getppid() != parent {
 		fail("rein ended before the program started")
 	}
-	awaitGate(gate)
 	// syscall's fork, not os's: os first makes sure the kernel's pidfds
 	// work, with a child of its own (a third of a millisecond); Landlock
 	// needs a kernel that has them. Signals go through the pidfd, which
