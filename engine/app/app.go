@@ -58,6 +58,9 @@ func (o Options) LoadPolicy(tool string) (*policy.Policy, error) {
 func NewPolicy(r *recipe.Recipe, opts policy.Options) (*policy.Policy, error) {
 	opts.RulesChecked = r.Verified
 	opts.Tracked = runner.Tracked(r.Workspace)
+	if opts.CacheDir == "" {
+		opts.CacheDir = recipe.CacheDir()
+	}
 	return policy.New(r, opts)
 }
 

@@ -307,13 +307,27 @@ func (e *RuleError) Error() string {
 
 // newRule reads a rule's decision and guards; compile does the expressions.
 func newRule(r recipe.Rule, locate func(string) string) (*compiledRule, error) {
+	cr, err := ruleOf(r, locate)
+	if err == nil {
+		cr.readGuards()
+	}
+	return cr, err
+}
+
+// ruleOf is a rule with its decision read, not yet its guards.
+func ruleOf(r recipe.Rule, locate func(string) string) (*compiledRule, error) {
 	v, err := ParseVerdict(r.Decision)
 	if err != nil {
 		return nil, &RuleError{Rule: r.Name, Field: "decision", Where: locate(r.Name), Line: 1, Col: 1, Message: err.Error()}
 	}
-	cr := &compiledRule{Rule: r, verdict: v, locate: locate}
-	// One parse of each expression, by expr itself, gives the guards and
-	// the script fields the rule reads; compiling waits for first use.
+	return &compiledRule{Rule: r, verdict: v, locate: locate}, nil
+}
+
+// readGuards reads the rule's guards: one parse of each expression, by expr
+// itself, gives them and the script fields the rule reads; compiling waits
+// for first use.
+func (cr *compiledRule) readGuards() {
+	r := cr.Rule
 	cr.guards.positionals = -1
 	for i, src := range []string{r.Each, r.When} {
 		if src == "" {
@@ -331,7 +345,6 @@ func newRule(r recipe.Rule, locate func(string) string) (*compiledRule, error) {
 			cr.anyOf = anyOver(tree.Node)
 		}
 	}
-	return cr, nil
 }
 
 // compile compiles the rule's expressions once; the error is a *RuleError.

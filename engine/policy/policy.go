@@ -115,6 +115,9 @@ type Options struct {
 	// globs (rein ask --command-allow): any other is denied, and one that
 	// matches is still decided by the recipe.
 	Only []string
+	// CacheDir, when set, is where the rules' guards are kept between runs
+	// (keptguards.go); "": they are read off the rules each time.
+	CacheDir string
 	// Tracked says whether a file is a script git tracks exactly as HEAD
 	// has it (runner.Tracked): rules ask it with tracked(cmd, path).
 	// Nil: nothing is.
@@ -151,15 +154,29 @@ func New(r *recipe.Recipe, opts Options) (*Policy, error) {
 	p.only = newGlobSet(opts.Only)
 	p.granted = newGlobSet(opts.Granted)
 	p.tracked = opts.Tracked
-	for _, rule := range r.Rules {
-		cr, err := newRule(rule, r.Locate)
-		if err == nil && !opts.RulesChecked {
-			err = cr.compile()
-		}
+	rules := make([]*compiledRule, len(r.Rules))
+	for i, rule := range r.Rules {
+		cr, err := ruleOf(rule, r.Locate)
 		if err != nil {
 			return nil, err
 		}
-		if rule.Each != "" {
+		rules[i] = cr
+	}
+	if opts.CacheDir == "" || !readKeptGuards(opts.CacheDir, rules, r.Rules) {
+		for _, cr := range rules {
+			cr.readGuards()
+		}
+		if opts.CacheDir != "" {
+			keepGuards(opts.CacheDir, rules, r.Rules)
+		}
+	}
+	for _, cr := range rules {
+		if !opts.RulesChecked {
+			if err := cr.compile(); err != nil {
+				return nil, err
+			}
+		}
+		if cr.Each != "" {
 			p.each = append(p.each, cr)
 		} else {
 			p.when = append(p.when, cr)
