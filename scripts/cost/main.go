@@ -20,6 +20,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -140,16 +141,25 @@ func measure(rounds int, asJSON, bench bool, pick *regexp.Regexp) error {
 			f.Skipped = "no corpus at " + f.Input
 		}
 	}
+	// Each round runs the figures, and each figure's command and baseline,
+	// in an order of its own: what ran just before (a cache it warmed, a
+	// namespace the kernel is still tearing down) falls on each alike.
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0))
 	for r := 0; r < rounds+1; r++ {
-		for _, f := range figs {
+		for _, i := range rng.Perm(len(figs)) {
+			f := figs[i]
 			if f.Skipped != "" {
 				continue
 			}
-			a, err := timed(root, f.Command, f.Input, f.Env)
-			if err != nil {
-				return err
+			var a, b time.Duration
+			var err error
+			if rng.IntN(2) == 0 {
+				if a, err = timed(root, f.Command, f.Input, f.Env); err == nil {
+					b, err = timed(root, f.Baseline, f.Input, nil)
+				}
+			} else if b, err = timed(root, f.Baseline, f.Input, nil); err == nil {
+				a, err = timed(root, f.Command, f.Input, f.Env)
 			}
-			b, err := timed(root, f.Baseline, f.Input, nil)
 			if err != nil {
 				return err
 			}
