@@ -137,35 +137,17 @@ var warmProcessStart = sync.OnceFunc(func() {
 // exec.Cmd's ExtraFiles.
 const gateFD = 3
 
-// gate is the sandbox helper's gate (sandbox.GateArg): it returns the
-// helper's end of a pipe, and the function that, once the helper has
-// started, writes its configuration there, worked out while the helper
-// starts. When it cannot be written, the pipe's end stops the helper with
-// nothing run.
-func (p process) gate(box *sandbox.Config) (*os.File, func(started bool), error) {
-	if box == nil {
-		return nil, func(bool) {}, nil
+// handOver writes the helper's configuration to config, rein's end of its
+// gate (sandbox.GateArg), worked out while the helper starts. When it cannot
+// be written, the gate's end stops the helper with nothing run.
+func (p process) handOver(config *os.File, box *sandbox.Config) {
+	b, err := box.Gate()
+	if err == nil {
+		_, err = config.Write(b)
 	}
-	r, w, err := os.Pipe()
-	if err != nil {
-		return nil, nil, err
+	if err != nil && p.stderr != nil {
+		fmt.Fprintf(p.stderr, "rein: cannot hand the sandbox helper its configuration: %v\n", err)
 	}
-	return r, func(started bool) {
-		r.Close()
-		if !started {
-			w.Close()
-			return
-		}
-		defer w.Close()
-		cfg, err := box.Gate()
-		if err == nil {
-			_, err = w.Write(cfg)
-		}
-		if err != nil && p.stderr != nil {
-			// The helper ends at the pipe's end and says so.
-			fmt.Fprintf(p.stderr, "rein: cannot hand the sandbox helper its configuration: %v\n", err)
-		}
-	}, nil
 }
 
 // start runs the program, or the helper when box is set, asking for the
@@ -178,15 +160,22 @@ func (p process) start(ctx context.Context, path string, argv, env []string, box
 	dieWithRein(cmd.SysProcAttr, box)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.stdin, p.stdout, p.stderr
 	cmd.WaitDelay = ioDelay
-	gate, open, err := p.gate(box)
-	if err != nil {
-		return 126, fmt.Errorf("cannot make the sandbox helper's pipe: %w", err)
-	}
-	if gate != nil {
+	var gate, config *os.File // the helper's end of its gate, and rein's
+	if box != nil {
+		var err error
+		if gate, config, err = os.Pipe(); err != nil {
+			return 126, fmt.Errorf("cannot make the sandbox helper's pipe: %w", err)
+		}
 		cmd.ExtraFiles = []*os.File{gate}
 	}
 	g, err := startInGroup(cmd)
-	open(err == nil)
+	if box != nil {
+		gate.Close()
+		if err == nil {
+			p.handOver(config, box)
+		}
+		config.Close()
+	}
 	if err != nil {
 		if isNotExecutable(err) {
 			return 126, fmt.Errorf("%s is not a program this system can run (a script needs a #! line and an allowed interpreter)", p.argv[0])
