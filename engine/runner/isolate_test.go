@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"errors"
 	"net"
 	"os"
 	"os/exec"
@@ -326,5 +327,47 @@ func TestHelperMountsOnlyInItsOwnNamespaces(t *testing.T) {
 	}
 	if after, _ := os.ReadFile("/proc/self/mountinfo"); string(after) != string(before) {
 		t.Error("the helper changed this machine's mounts")
+	}
+}
+
+// A helper whose gate closes before a whole configuration came (rein died
+// or could not write it), or that is named a gate it cannot use, runs
+// nothing and says why, with status 126.
+func TestHelperGateFailures(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the helper is Linux's")
+	}
+	canary := filepath.Join(t.TempDir(), "ran")
+	for _, tt := range []struct {
+		name, gate, sent, want string
+	}{
+		{"closed at once", "fd:3", "", "rein sent no configuration"},
+		{"half a configuration", "fd:3", `{"mode":"read-only"`, "rein sent no configuration"},
+		{"not a descriptor", "fd:x", "", "bad gate fd:x"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(os.Args[0], sandbox.HelperArg, tt.gate, "/usr/bin/touch", "touch", canary)
+			cmd.ExtraFiles = []*os.File{r}
+			var out strings.Builder
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			r.Close()
+			w.WriteString(tt.sent)
+			w.Close()
+			err = cmd.Wait()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 126 || !strings.Contains(out.String(), tt.want) {
+				t.Errorf("%v: %q, want status 126 and %q", err, out.String(), tt.want)
+			}
+			if _, err := os.Stat(canary); err == nil {
+				t.Fatal("the helper ran the program")
+			}
+		})
 	}
 }
