@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 
@@ -40,12 +39,7 @@ type keptRule struct {
 // keptGuardsPath is where the guards of rules are kept in dir.
 func keptGuardsPath(dir string, rules []recipe.Rule) string {
 	h := sha256.New()
-	h.Write([]byte(keptGuardsFormat + "\x00"))
-	if exe, err := os.Executable(); err == nil {
-		if st, err := os.Stat(exe); err == nil {
-			fmt.Fprintf(h, "%s\x00%d\x00%d\x00", exe, st.Size(), st.ModTime().UnixNano())
-		}
-	}
+	h.Write([]byte(keptGuardsFormat + "\x00" + recipe.Executable()))
 	for _, r := range rules {
 		h.Write([]byte(r.Each + "\x00" + r.When + "\x01"))
 	}
@@ -80,8 +74,7 @@ func readKeptGuards(dir string, rules []*compiledRule, text []recipe.Rule) bool 
 	return true
 }
 
-// keepGuards writes the rules' guards to dir, aside and renamed into place;
-// a failure leaves nothing (keeping them only saves time).
+// keepGuards writes the rules' guards to dir (recipe.KeepInCache).
 func keepGuards(dir string, rules []*compiledRule, text []recipe.Rule) {
 	kept := make([]keptRule, len(rules))
 	for i, r := range rules {
@@ -103,15 +96,7 @@ func keepGuards(dir string, rules []*compiledRule, text []recipe.Rule) {
 		return
 	}
 	path := keptGuardsPath(dir, text)
-	if os.MkdirAll(filepath.Dir(path), 0o700) != nil {
-		return
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".guards-*")
-	if err != nil {
-		return
-	}
-	_, werr := f.Write(b)
-	if cerr := f.Close(); werr != nil || cerr != nil || os.Rename(f.Name(), path) != nil {
-		os.Remove(f.Name())
+	if os.MkdirAll(filepath.Dir(path), 0o700) == nil {
+		recipe.KeepInCache(path, b)
 	}
 }

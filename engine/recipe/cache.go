@@ -41,11 +41,7 @@ func (o Options) cacheDir() string {
 func cacheKey(o Options, srcs []source, workspace string) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00", cacheFormat, o.Version, recipes.Hash(), o.OS, o.Arch, os.Getenv("PATH"), workspace, ownKey())
-	if exe, err := os.Executable(); err == nil {
-		if st, err := os.Stat(exe); err == nil {
-			fmt.Fprintf(h, "%s\x00%d\x00%d\x00", exe, st.Size(), st.ModTime().UnixNano())
-		}
-	}
+	h.Write([]byte(Executable()))
 	for _, s := range srcs {
 		fmt.Fprintf(h, "%s\x00%d\x00%s\x00", s.name, len(s.text), s.text)
 	}
@@ -91,13 +87,35 @@ func writeCache(dir, key string, deps map[string]string, r *Recipe) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return
 	}
-	tmp, err := os.CreateTemp(dir, key+".*.tmp")
+	KeepInCache(filepath.Join(dir, key+".json"), b)
+}
+
+// Executable identifies the rein that runs (its path, size and modification
+// time), for the keys of what rein keeps in its cache: what one build
+// worked out is not taken by another. "" when it cannot be read.
+func Executable() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	st, err := os.Stat(exe)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%s\x00%d\x00%d\x00", exe, st.Size(), st.ModTime().UnixNano())
+}
+
+// KeepInCache writes data to path, in a folder of rein's cache that exists,
+// aside and renamed into place, so that a reader sees all of it or none. A
+// failure leaves nothing: what is kept there only saves time.
+func KeepInCache(path string, data []byte) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return
 	}
-	_, werr := tmp.Write(b)
+	_, werr := tmp.Write(data)
 	cerr := tmp.Close()
-	if werr != nil || cerr != nil || os.Rename(tmp.Name(), filepath.Join(dir, key+".json")) != nil {
+	if werr != nil || cerr != nil || os.Rename(tmp.Name(), path) != nil {
 		os.Remove(tmp.Name())
 	}
 }
