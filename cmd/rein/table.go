@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -31,7 +32,7 @@ func (t *table) add(cells ...string) {
 // write writes the table to w.
 func (t *table) write(w io.Writer) error {
 	out := bufio.NewWriterSize(w, 64<<10)
-	pad := strings.Repeat(" ", 2+max(0, maxOf(t.widths)))
+	pad := strings.Repeat(" ", 2+slices.Max(append([]int{0}, t.widths...)))
 	for _, row := range t.rows {
 		last := len(row) - 1
 		for i, c := range row[:last] {
@@ -42,12 +43,4 @@ func (t *table) write(w io.Writer) error {
 		out.WriteByte('\n')
 	}
 	return out.Flush()
-}
-
-func maxOf(v []int) int {
-	m := 0
-	for _, x := range v {
-		m = max(m, x)
-	}
-	return m
 }

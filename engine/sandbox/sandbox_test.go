@@ -122,18 +122,11 @@ func TestPreparedFactsAreRenewed(t *testing.T) {
 	}
 	first := true
 	cmdHides := func() []string {
-		_, argv, err := c.Command("/rein", "/bin/true", []string{"true"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got Config
-		if err := json.Unmarshal([]byte(argv[2]), &got); err != nil {
-			t.Fatal(err)
-		}
+		got, arg := helperConfig(t, c)
 		// (Later, with ~/.aws to hide, the grants list every name in
 		// /tmp, which may be too many for one argument.)
 		if first && got.Grants == nil {
-			t.Fatalf("the helper gets no prepared grants: %s", argv[2])
+			t.Fatalf("the helper gets no prepared grants: %s", arg)
 		}
 		first = false
 		return got.Hide
@@ -193,13 +186,10 @@ func TestGrantsSkipLinksToHiddenPaths(t *testing.T) {
 	}
 }
 
-// Grants too large for one argument (MAX_ARG_STRLEN) are left out of the
-// helper's configuration, and the helper works them out itself.
-func TestGrantsTooLargeForAnArgument(t *testing.T) {
-	c := &Config{Mode: "read-only", Workspace: "/w", Hide: []string{"/home/x/.ssh"}, Grants: &ReadGrants{}}
-	for i := 0; len(c.Grants.Dirs)*24 < maxConfigArg; i++ {
-		c.Grants.Dirs = append(c.Grants.Dirs, fmt.Sprintf("/home/x/folder-%08d", i))
-	}
+// helperConfig is the configuration c.Command hands the helper as its
+// argument, read back, and the argument.
+func helperConfig(t *testing.T, c *Config) (Config, string) {
+	t.Helper()
 	_, argv, err := c.Command("/rein", "/bin/true", []string{"true"})
 	if err != nil {
 		t.Fatal(err)
@@ -208,8 +198,19 @@ func TestGrantsTooLargeForAnArgument(t *testing.T) {
 	if err := json.Unmarshal([]byte(argv[2]), &got); err != nil {
 		t.Fatal(err)
 	}
-	if len(argv[2]) > maxConfigArg || got.Grants != nil || len(got.Hide) != 1 {
-		t.Errorf("%d bytes, grants %v, hide %q: want the grants left out and the hidden paths kept", len(argv[2]), got.Grants != nil, got.Hide)
+	return got, argv[2]
+}
+
+// Grants too large for one argument (MAX_ARG_STRLEN) are left out of the
+// helper's configuration, and the helper works them out itself.
+func TestGrantsTooLargeForAnArgument(t *testing.T) {
+	c := &Config{Mode: "read-only", Workspace: "/w", Hide: []string{"/home/x/.ssh"}, Grants: &ReadGrants{}}
+	for i := 0; len(c.Grants.Dirs)*24 < maxConfigArg; i++ {
+		c.Grants.Dirs = append(c.Grants.Dirs, fmt.Sprintf("/home/x/folder-%08d", i))
+	}
+	got, arg := helperConfig(t, c)
+	if len(arg) > maxConfigArg || got.Grants != nil || len(got.Hide) != 1 {
+		t.Errorf("%d bytes, grants %v, hide %q: want the grants left out and the hidden paths kept", len(arg), got.Grants != nil, got.Hide)
 	}
 	if c.Grants == nil {
 		t.Error("Command changed the Config it was given")
