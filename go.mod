@@ -13,6 +13,7 @@ require (
 	github.com/segmentio/encoding v0.5.4
 	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.45.0
+	modernc.org/libc v1.79.0
 	modernc.org/sqlite v1.61.1
 	mvdan.cc/sh/v3 v3.14.1
 )
@@ -32,7 +33,6 @@ require (
 	golang.org/x/text v0.31.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.77 // indirect
-	modernc.org/libc v1.79.0 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 	sigs.k8s.io/yaml v1.4.0 // indirect

@@ -93,8 +93,7 @@ type Filter struct {
 
 // Audit lists commands, oldest first.
 func (s *Store) Audit(ctx context.Context, f Filter) ([]Command, error) {
-	q := `SELECT c.created_at, COALESCE(s.name, ''), c.source, c.workspace, c.command, c.verdict, c.rule, c.reason, c.exit_code, c.timed_out, c.duration_ms, c.state, c.pid, c.tool_use_id
-		FROM commands c LEFT JOIN sessions s ON s.id = c.session_id`
+	q := ` FROM commands c LEFT JOIN sessions s ON s.id = c.session_id`
 	var where []string
 	var args []any
 	if !f.Since.IsZero() {
@@ -115,36 +114,51 @@ func (s *Store) Audit(ctx context.Context, f Filter) ([]Command, error) {
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
+	c, err := openRaw(s.path, s.timeout)
+	if err != nil {
+		return nil, s.dbError(err)
+	}
+	defer c.close()
+	// The rows are counted first (SQLite counts without reading them) so
+	// that the list is made once at its size: growing it row by row was a
+	// quarter of rein audit's time.
+	n := 0
+	err = c.query(ctx, "SELECT count(*)"+q, args, 1, func(r *rawRow) {
+		v, _ := r.int(0)
+		n = int(v)
+	})
+	if err != nil {
+		return nil, s.dbError(err)
+	}
 	q += " ORDER BY c.id"
 	if f.Limit > 0 {
 		q += " LIMIT ?"
 		args = append(args, f.Limit)
+		n = min(n, f.Limit)
 	}
-	rows, err := s.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, s.dbError(err)
-	}
-	defer rows.Close()
-	var out []Command
-	for rows.Next() {
+	out := make([]Command, 0, n)
+	err = c.query(ctx, `SELECT c.created_at, COALESCE(s.name, ''), c.source, c.workspace, c.command, c.verdict, c.rule, c.reason, c.exit_code, c.timed_out, c.duration_ms, c.state, c.pid, c.tool_use_id`+q, args, 14, func(r *rawRow) {
 		var c Command
-		var t string
-		var exit, pid sql.NullInt64
-		if err := rows.Scan(&t, &c.Session, &c.Source, &c.Workspace, &c.Command, &c.Verdict, &c.Rule, &c.Reason, &exit, &c.TimedOut, &c.DurationMS, &c.State, &pid, &c.ToolUseID); err != nil {
-			return nil, s.dbError(err)
+		c.Time, _ = time.Parse(time.RFC3339Nano, r.text(0))
+		c.Session, c.Source, c.Workspace, c.Command = r.text(1), r.text(2), r.text(3), r.text(4)
+		c.Verdict, _ = verdict.Parse(r.text(5))
+		c.Rule, c.Reason = r.text(6), r.text(7)
+		if v, ok := r.int(8); ok {
+			e := int(v)
+			c.ExitCode = &e
 		}
-		c.Time, _ = time.Parse(time.RFC3339Nano, t)
-		if exit.Valid {
-			v := int(exit.Int64)
-			c.ExitCode = &v
-		}
+		timedOut, _ := r.int(9)
+		c.TimedOut = timedOut != 0
+		c.DurationMS, _ = r.int(10)
+		c.State = r.text(11)
+		c.ToolUseID = r.text(13)
 		if c.State != Ended {
 			c.State = Interrupted
-			if pid.Valid && processAlive(int(pid.Int64)) {
+			if pid, ok := r.int(12); ok && processAlive(int(pid)) {
 				c.State = Running
 			}
 		}
 		out = append(out, c)
-	}
-	return out, s.dbErrorOrNil(rows.Err())
+	})
+	return out, s.dbErrorOrNil(err)
 }

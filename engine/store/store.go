@@ -19,9 +19,10 @@ import (
 
 // Store is an open database.
 type Store struct {
-	db      *sql.DB
-	path    string
-	timeout time.Duration
+	db       *sql.DB
+	path     string
+	timeout  time.Duration
+	rawAudit bool
 }
 
 // Options tune Open.
@@ -49,8 +50,8 @@ func OpenOptions(path string, opts Options) (*Store, error) {
 	// rein being killed (the kill tests hold it to that); only a power cut
 	// may lose the last few. FULL synced every event: four syncs per tool
 	// round trip, half the agent loop's own time.
-	dsn := fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(ON)&_txlock=immediate",
-		path, busyTimeout.Milliseconds())
+	dsn := fmt.Sprintf("%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(ON)&_txlock=immediate",
+		fileURI(path), busyTimeout.Milliseconds())
 	base, err := sqlite.NewConnector(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("database %s: %w", path, err)
@@ -67,6 +68,13 @@ func OpenOptions(path string, opts Options) (*Store, error) {
 	// re-reading it. PASSIVE never waits: a busy database just skips this.
 	db.Exec(`PRAGMA wal_checkpoint(PASSIVE)`)
 	return s, nil
+}
+
+// fileURI is path as an SQLite file URI. A name's "%", "?" and "#" are
+// escaped: unescaped, SQLite reads them as an escape, the start of the
+// parameters and of a fragment, and would open another file.
+func fileURI(path string) string {
+	return "file:" + strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
 }
 
 // keepWAL opens connections that leave the write-ahead log and its index in

@@ -117,6 +117,84 @@ func TestRoundTripAndRepair(t *testing.T) {
 	}
 }
 
+// Audit reads every field back as it was written, under each filter, from
+// a database whose folder name holds what a URI gives a meaning to: the
+// listing's own connection and the writer's open the same file.
+func TestAuditReadsRowsWhole(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a?b#c%41 d", "rein.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("the database is not where it was asked for: %v", err)
+	}
+	ctx := context.Background()
+	sess, err := s.Session(ctx, "demo", "/work", "openai:x", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, two := 1, 0
+	want := []Command{
+		{Session: "demo", Source: "ask", ToolUseID: "call_1", Workspace: "/work", Command: "go test ./...\necho é ✓", Verdict: verdict.Allow,
+			Rule: "commands: go test", ExitCode: &one, TimedOut: true, DurationMS: 1234, State: Ended},
+		{Source: "exec", Workspace: "/other", Command: "rm -rf /", Verdict: verdict.Deny, Rule: "deny[0]", Reason: "never", State: Ended},
+		{Source: "hook:claude", Workspace: "/work", Command: "git push", Verdict: verdict.Ask, Rule: "ask[1]", Reason: "pushes", ExitCode: &two, State: Ended},
+	}
+	for i, c := range want {
+		var in *Session
+		if c.Session != "" {
+			in = sess
+		}
+		if err := s.Record(ctx, in, c); err != nil {
+			t.Fatal(err)
+		}
+		want[i].Time = time.Now()
+	}
+	for _, tt := range []struct {
+		f    Filter
+		want []int
+	}{
+		{Filter{}, []int{0, 1, 2}},
+		{Filter{Session: "demo"}, []int{0}},
+		{Filter{Verdicts: []verdict.Verdict{verdict.Deny, verdict.Ask}}, []int{1, 2}},
+		{Filter{Workspace: "/work"}, []int{0, 2}},
+		{Filter{Workspace: "/work", Limit: 1}, []int{0}},
+		{Filter{Limit: 5}, []int{0, 1, 2}},
+		{Filter{Since: time.Now().Add(-time.Hour)}, []int{0, 1, 2}},
+		{Filter{Since: time.Now().Add(time.Hour)}, nil},
+		{Filter{Session: "none"}, nil},
+	} {
+		rows, err := s.Audit(ctx, tt.f)
+		if err != nil {
+			t.Fatalf("audit %+v: %v", tt.f, err)
+		}
+		if len(rows) != len(tt.want) {
+			t.Errorf("audit %+v: %d rows, want %d", tt.f, len(rows), len(tt.want))
+			continue
+		}
+		for i, r := range rows {
+			w := want[tt.want[i]]
+			if d := w.Time.Sub(r.Time); d < 0 || d > time.Minute {
+				t.Errorf("audit %+v row %d: time %v, written at %v", tt.f, i, r.Time, w.Time)
+			}
+			rexit, wexit := exitOf(r), exitOf(w)
+			r.Time, w.Time, r.ExitCode, w.ExitCode = time.Time{}, time.Time{}, nil, nil
+			if got, wanted := fmt.Sprintf("%+v exit %v", r, rexit), fmt.Sprintf("%+v exit %v", w, wexit); got != wanted {
+				t.Errorf("audit %+v row %d:\n got %s\nwant %s", tt.f, i, got, wanted)
+			}
+		}
+	}
+}
+
+func exitOf(c Command) any {
+	if c.ExitCode == nil {
+		return nil
+	}
+	return *c.ExitCode
+}
+
 func TestCorruptDatabase(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "rein.db")
 	os.WriteFile(path, []byte(strings.Repeat("this is not sqlite\n", 500)), 0o644)
