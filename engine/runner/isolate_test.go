@@ -69,6 +69,26 @@ echo work > notes.txt
 	}
 }
 
+// A command started inside a read-only place (its folder is where the
+// helper starts, before it mounts) still finds it read-only: a folder
+// entered before a mount over it is the folder under the mount, and writes
+// through it would go around the mount.
+func TestNamespaceReadOnlyFromInside(t *testing.T) {
+	r, dir := namespaced(t, `{ commands: [{ command: 'cd' }, { command: '../../write.sh' }] }`, map[string]string{
+		"write.sh": "#!/bin/sh\nprintf '#!/bin/sh\\nid\\n' > pre-commit\necho id >> pre-push\n",
+	})
+	res := r.Run(context.Background(), "cd .git/hooks && ../../write.sh", runner.RunOptions{})
+	if got := strings.Count(res.Stderr, "Read-only file system"); got < 2 {
+		t.Errorf("want the kernel to refuse both writes, exit %d, stderr:\n%s\n%+v", res.ExitCode, res.Stderr, res)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".git", "hooks", "pre-commit")); err == nil {
+		t.Error("a new hook was written from inside the hooks folder")
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, ".git", "hooks", "pre-push")); string(b) != "#!/bin/sh\nexit 0\n" {
+		t.Errorf("pre-push now %q", b)
+	}
+}
+
 // The repository's folder cannot be moved aside and made again without the
 // read-only hooks; its config stays writable (a new branch's upstream is
 // written there), and rein takes back entries that run programs.

@@ -131,6 +131,19 @@ func mountPlaces(c Config) (mounted bool, err error) {
 			return false, fmt.Errorf("cannot make %s read-only: %w", p, err)
 		}
 	}
+	// The helper started in the command's folder, entered before these
+	// mounts: a folder entered before a mount over it stays the folder
+	// under the mount, and what the command wrote or read through it
+	// (.git/hooks/pre-commit from inside .git/hooks, a covered secret from
+	// inside its folder) would go around the mount. Entered again by its
+	// name, it is the mounted one.
+	wd, err := unix.Getwd()
+	if err == nil {
+		err = unix.Chdir(wd)
+	}
+	if err != nil {
+		return false, fmt.Errorf("cannot enter the command's folder again after mounting: %w", err)
+	}
 	return true, nil
 }
 
