@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -101,6 +102,8 @@ func Main(args []string) {
 	if sigs != nil {
 		signal.Stop(sigs)
 	}
+	runtime.LockOSThread() // the thread that executes the program
+	dropAmbient()
 	err := syscall.Exec(path, argv, os.Environ())
 	fail(fmt.Sprintf("%s: %v", argv[0], err))
 }

@@ -60,6 +60,14 @@ func (c *Config) SetNamespaces(attr *syscall.SysProcAttr) {
 	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 	attr.GidMappingsEnableSetgroups = false
+	if uid != 0 {
+		// A user other than root in the namespace loses the namespace's
+		// capabilities when the helper's program is executed, and with
+		// them the right to mount: the helper keeps CAP_SYS_ADMIN through
+		// its own start as an ambient capability, and drops it before it
+		// starts the command (supervise).
+		attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN}
+	}
 }
 
 // NamespacesRefused reports whether starting the helper failed because the

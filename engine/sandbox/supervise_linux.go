@@ -30,6 +30,7 @@ import (
 // cross from one domain to another.
 func supervise(path string, argv []string, parent int, sigs chan os.Signal) int {
 	runtime.LockOSThread()
+	dropAmbient()
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		fail("cannot watch the program's children: " + err.Error())
 	}
@@ -91,6 +92,15 @@ func listen() chan os.Signal {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, EndSignal)
 	return sigs
+}
+
+// dropAmbient clears this thread's ambient capabilities (SetNamespaces
+// gives a helper started by a user other than root CAP_SYS_ADMIN in its
+// namespace, to mount with): the program, started from this thread, then
+// runs with none, as the user's programs do. A kernel without ambient
+// capabilities gave none.
+func dropAmbient() {
+	_ = unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
 }
 
 // killLeftovers kills the helper's children until it has none. Orphans of
