@@ -378,6 +378,29 @@ func TestLocalServicesAreHidden(t *testing.T) {
 	}
 }
 
+// Another session's ssh-agent (a socket in /tmp/ssh-*, which rein finds in
+// the kernel's table of bound sockets) signs for the user's keys: a command
+// finds its folder empty.
+func TestOtherSSHAgentsAreHidden(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("needs python3 to connect to a unix socket")
+	}
+	agentDir, err := os.MkdirTemp("/tmp", "ssh-reintest")
+	if err != nil {
+		t.Skipf("cannot make an agent folder in /tmp: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(agentDir) })
+	sock := filepath.Join(agentDir, "agent.1")
+	serve(t, "unix", sock, "agent at your service\n")
+	r, _ := namespaced(t, `{ commands: [{ command: './connect.sh' }], sandbox: { mode: 'workspace-write' } }`, map[string]string{
+		"connect.sh": "#!/bin/sh\nexec python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(s.recv(64).decode().strip())' " + sock + "\n",
+	})
+	res := r.Run(context.Background(), "./connect.sh", runner.RunOptions{})
+	if strings.Contains(res.Stdout, "at your service") {
+		t.Errorf("the command reached another session's ssh-agent (stdout %q)", res.Stdout)
+	}
+}
+
 // A command cannot signal processes outside it (rein, the user's other
 // programs), network or not; its own children it can.
 func TestSignalsStayInsideTheCommand(t *testing.T) {

@@ -3,8 +3,10 @@ package sandbox
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -214,6 +216,41 @@ func TestGrantsTooLargeForAnArgument(t *testing.T) {
 	}
 	if c.Grants == nil {
 		t.Error("Command changed the Config it was given")
+	}
+}
+
+// The ssh-agent folders are read off the kernel's table of bound unix
+// sockets: each ssh-* entry of the temp folder a socket is bound in (or
+// to), once, and nothing else.
+func TestAgentFoldersFromSocketTable(t *testing.T) {
+	table := "Num       RefCount Protocol Flags    Type St Inode Path\n" +
+		"0000000000000000: 00000002 00000000 00010000 0001 01 2001 /tmp/ssh-AbC123/agent.4242\n" +
+		"0000000000000000: 00000003 00000000 00000000 0001 03 2002 /tmp/ssh-AbC123/agent.4242\n" +
+		"0000000000000000: 00000002 00000000 00010000 0001 01 2003 /tmp/ssh-solo\n" +
+		"0000000000000000: 00000002 00000000 00010000 0001 01 2004 /tmp/other/ssh-x/agent.1\n" +
+		"0000000000000000: 00000002 00000000 00010000 0001 01 2005 @/tmp/ssh-abstract/agent.1\n" +
+		"0000000000000000: 00000003 00000000 00000000 0001 03 2006\n" +
+		"0000000000000000: 00000002 00000000 00010000 0001 01 2007 /tmp/.X11-unix/X0\n"
+	if got, want := agentFoldersFrom([]byte(table), "/tmp"), []string{"/tmp/ssh-AbC123", "/tmp/ssh-solo"}; !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	// A socket bound now is in the kernel's table at once.
+	if runtime.GOOS != "linux" {
+		return
+	}
+	tmp := t.TempDir()
+	os.Mkdir(filepath.Join(tmp, "ssh-live"), 0o700)
+	ln, err := net.Listen("unix", filepath.Join(tmp, "ssh-live", "agent.1"))
+	if err != nil {
+		t.Skipf("cannot bind a unix socket here: %v", err)
+	}
+	defer ln.Close()
+	b, err := os.ReadFile("/proc/net/unix")
+	if err != nil {
+		t.Skipf("no socket table: %v", err)
+	}
+	if got := agentFoldersFrom(b, tmp); !slices.Equal(got, []string{filepath.Join(tmp, "ssh-live")}) {
+		t.Errorf("a live agent's folder: got %q", got)
 	}
 }
 
