@@ -116,6 +116,7 @@ type facts struct {
 	hide                      []string
 	read                      []string
 	services                  []string
+	resolvers                 []string // hidden too where the network is denied
 	// covers are the hidden paths a mount may cover (see coverable), and
 	// grants the read grants: with the namespaces (true), where the covers
 	// need none; without them, where every hidden path does.
@@ -144,6 +145,7 @@ func (c *Config) Prepare() {
 			f.read = confinedReads(f.systemFolders, f.toolConfig)
 		}
 		f.services = serviceSockets(f.sockets, f.cacheDir)
+		f.resolvers = resolvers(f.sockets)
 		f.covers = coverable(f.hide)
 		f.grants = map[bool]*ReadGrants{}
 		f.at = time.Now()
@@ -161,6 +163,9 @@ func (c *Config) Prepare() {
 	c.HideServices, c.Cover = nil, nil
 	if c.Isolate {
 		c.HideServices, c.Cover = f.services, f.covers
+		if c.Network {
+			c.HideServices = append(slices.Clip(f.services), f.resolvers...)
+		}
 	}
 }
 
@@ -445,7 +450,7 @@ func (c *Config) Describe() string {
 	}
 	switch {
 	case c.Network && c.Isolate:
-		parts = append(parts, "no network")
+		parts = append(parts, "no network, nor the machine's name resolver")
 	case c.Network:
 		parts = append(parts, "no TCP connect/bind")
 	}

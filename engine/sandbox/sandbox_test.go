@@ -107,6 +107,41 @@ func TestServiceSockets(t *testing.T) {
 	}
 }
 
+// Where the recipe denies the network, the machine's resolver is hidden
+// from commands in their namespaces too (a name it looks up is data sent
+// out); where the network is allowed, or the recipe lets commands reach it,
+// it is not.
+func TestResolverHiddenWhereTheNetworkIsDenied(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "io.systemd.Resolve")
+	os.WriteFile(sock, nil, 0o600)
+	saved := resolverSockets
+	resolverSockets = []string{sock, filepath.Join(t.TempDir(), "missing")}
+	t.Cleanup(func() { resolverSockets = saved })
+	for _, tt := range []struct {
+		name    string
+		deny    bool
+		sockets []string
+		hidden  bool
+	}{
+		{"network denied", true, nil, true},
+		{"network allowed", false, nil, false},
+		{"network denied, resolver allowed", true, []string{sock}, false},
+	} {
+		o := Options{Workspace: t.TempDir(), Mode: "workspace-write", NetworkDeny: tt.deny, Sockets: tt.sockets}
+		c, _, err := New(o, Status{OS: "linux", Filesystem: true, LandlockABI: 4, Network: true, Namespaces: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Prepare()
+		if got := slices.Contains(c.HideServices, sock); got != tt.hidden {
+			t.Errorf("%s: resolver hidden %v, want %v (%q)", tt.name, got, tt.hidden, c.HideServices)
+		}
+		if slices.Contains(c.HideServices, resolverSockets[1]) {
+			t.Errorf("%s: a missing resolver socket is listed", tt.name)
+		}
+	}
+}
+
 // The paths a helper needs are worked out once, when the first program
 // starts, and again once they are older than factsTTL: a secret folder
 // made meanwhile is hidden from the programs a long-lived rein starts

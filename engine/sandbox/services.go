@@ -48,6 +48,23 @@ func serviceSockets(allowed []string, cacheDir string) []string {
 		candidates = append(candidates, filepath.Dir(sock))
 	}
 	candidates = append(candidates, sshAgentFolders(cacheDir)...)
+	return present(candidates, allowed)
+}
+
+// resolverSockets are where a program asks the machine's resolver to look
+// a name up: systemd-resolved's varlink socket (glibc's nss-resolve module
+// uses it) and nscd's. The resolver looks names up on the machine's
+// network, so a name asked for there leaves even from a command with a
+// network namespace of its own: the name itself is data sent out.
+var resolverSockets = []string{"/run/systemd/resolve/io.systemd.Resolve", "/run/nscd/socket", "/var/run/nscd/socket"}
+
+// resolvers lists the resolver sockets to hide where the network is
+// denied: those that exist, and that no allowed socket names.
+func resolvers(allowed []string) []string { return present(resolverSockets, allowed) }
+
+// present keeps of the candidates those that exist, leaving out those in
+// (or holding) a place allowed names.
+func present(candidates, allowed []string) []string {
 	var allow []string
 	for _, a := range allowed {
 		if p := expandPath(a); p != "" {
