@@ -51,12 +51,14 @@ func serviceSockets(allowed []string, cacheDir string) []string {
 	return present(candidates, allowed)
 }
 
-// resolverSockets are where a program asks the machine's resolver to look
-// a name up: systemd-resolved's varlink socket (glibc's nss-resolve module
-// uses it) and nscd's. The resolver looks names up on the machine's
-// network, so a name asked for there leaves even from a command with a
-// network namespace of its own: the name itself is data sent out.
-var resolverSockets = []string{"/run/systemd/resolve/io.systemd.Resolve", "/run/nscd/socket", "/var/run/nscd/socket"}
+// resolverSockets are sockets through which a program reaches the
+// machine's network without one of its own: the resolver's, where a name is
+// looked up (systemd-resolved's varlink socket, which glibc's nss-resolve
+// module uses, and nscd's), and Tailscale's daemon, which dials peers for
+// its clients (tailscale nc). A name asked for is data sent out, even from
+// a command with a network namespace of its own.
+var resolverSockets = []string{"/run/systemd/resolve/io.systemd.Resolve", "/run/nscd/socket", "/var/run/nscd/socket",
+	"/run/tailscale/tailscaled.sock", "/var/run/tailscale/tailscaled.sock"}
 
 // resolvers lists the resolver sockets to hide where the network is
 // denied: those that exist, and that no allowed socket names.
