@@ -172,6 +172,48 @@ func TestNetworkNamespaceStopsUDP(t *testing.T) {
 	}
 }
 
+// Without a network namespace (AppArmor refuses it on many desktops),
+// Landlock stops TCP only: a seccomp filter refuses the command UDP and
+// every other socket but unix and netlink ones. Unix sockets still work.
+func TestNetworkDeniedWithoutNamespaces(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("needs python3 to send a datagram")
+	}
+	if runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64" {
+		t.Skip("rein's seccomp filter is for amd64 and arm64")
+	}
+	conn, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	port := conn.LocalAddr().(*net.UDPAddr).Port
+	unixSock := filepath.Join(t.TempDir(), "svc")
+	serve(t, "unix", unixSock, "unix works\n")
+	r, _ := sandboxedWith(t, `{ commands: [{ command: './send.sh' }, { command: './local.sh' }], sandbox: { network: 'deny', sockets: ['`+unixSock+`'] } }`, map[string]string{
+		"send.sh":  "#!/bin/sh\nexec python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b\"secret\", (\"127.0.0.1\", " + itoa(port) + "))'\n",
+		"local.sh": "#!/bin/sh\nexec python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(s.recv(64).decode().strip())' " + unixSock + "\n",
+	}, func(o *runner.Options) {
+		c, err := o.Sandbox.WithoutNamespaces(sandbox.Probe())
+		if err != nil {
+			t.Skip(err)
+		}
+		o.Sandbox = &c
+	})
+	res := r.Run(context.Background(), "./send.sh", runner.RunOptions{})
+	conn.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+	buf := make([]byte, 64)
+	if n, _, err := conn.ReadFrom(buf); err == nil {
+		t.Fatalf("a datagram got out: %q (stderr %q)", buf[:n], res.Stderr)
+	}
+	if res.ExitCode == 0 || !strings.Contains(res.Stderr, "Permission denied") {
+		t.Errorf("exit %d, stderr %q: want the socket refused", res.ExitCode, res.Stderr)
+	}
+	if res := r.Run(context.Background(), "./local.sh", runner.RunOptions{}); res.Stdout != "unix works\n" {
+		t.Errorf("a unix socket: exit %d, stdout %q, stderr %q", res.ExitCode, res.Stdout, res.Stderr)
+	}
+}
+
 // The helper that stays while the program runs is a Go program, which a
 // small address space would kill: the limit binds the program only.
 func TestAddressSpaceLimitBindsTheProgram(t *testing.T) {

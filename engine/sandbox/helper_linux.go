@@ -97,13 +97,18 @@ func Main(args []string) {
 	if supervised {
 		// Nothing to flush; os.Exit's hooks would hold the command's end
 		// back (a second, in a race-enabled build).
-		syscall.Exit(supervise(path, argv, c.Parent, sigs))
+		syscall.Exit(supervise(path, argv, c.Parent, sigs, c.Network))
 	}
 	if sigs != nil {
 		signal.Stop(sigs)
 	}
 	runtime.LockOSThread() // the thread that executes the program
 	dropAmbient()
+	if c.Network {
+		if err := noSockets(); err != nil {
+			fail("cannot refuse the command network sockets (seccomp): " + err.Error())
+		}
+	}
 	err := syscall.Exec(path, argv, os.Environ())
 	fail(fmt.Sprintf("%s: %v", argv[0], err))
 }

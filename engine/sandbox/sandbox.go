@@ -1,6 +1,7 @@
 // Package sandbox confines every program rein runs with the kernel: on
 // Linux, a Landlock ruleset (writes only to the workspace, a private temp
-// folder and a few caches; optionally no TCP connect/bind) and resource
+// folder and a few caches; optionally no TCP connect/bind, with a seccomp
+// filter that refuses every other network socket) and resource
 // limits (CPU time, file size, address space, processes); where the kernel
 // allows, user and mount namespaces of the program's own, in which the
 // places that decide what runs later (the recipe, .git/hooks) are mounted
@@ -451,8 +452,10 @@ func (c *Config) Describe() string {
 	switch {
 	case c.Network && c.Isolate:
 		parts = append(parts, "no network, nor the machine's name resolver")
-	case c.Network:
+	case c.Network && runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64":
 		parts = append(parts, "no TCP connect/bind")
+	case c.Network:
+		parts = append(parts, "no network sockets (TCP and UDP alike)")
 	}
 	if c.Supervised() {
 		parts = append(parts, "nothing a command starts outlives it")
