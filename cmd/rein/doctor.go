@@ -44,6 +44,9 @@ func (c *doctorCmd) Run(g *Globals, e *env) error {
 	} else {
 		fmt.Fprintf(e.stdout, "landlock:    not available — %s\n", st.Why)
 	}
+	if st.Seccomp {
+		fmt.Fprintln(e.stdout, "seccomp:     yes (where the recipe denies the network, every socket but unix and netlink ones is refused)")
+	}
 	if st.Namespaces {
 		fmt.Fprintln(e.stdout, "namespaces:  yes (the recipe and .git/hooks read-only inside the workspace; a network namespace when the network is denied)")
 	} else if st.OS == "linux" {

@@ -29,6 +29,7 @@ func Probe() Status {
 		}
 	} else {
 		st.LandlockABI, st.Filesystem, st.Network = v, true, v >= 4
+		st.Seccomp = seccompArch()
 	}
 	st.PIDsCgroup = pidsRoot()
 	st.Namespaces, st.NamespacesWhy = probeNamespaces()

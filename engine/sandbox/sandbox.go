@@ -194,6 +194,9 @@ type Status struct {
 	LandlockABI int    `json:"landlock_abi"` // 0: not available
 	Filesystem  bool   `json:"filesystem"`
 	Network     bool   `json:"network"` // TCP connect/bind (ABI >= 4)
+	// Seccomp: a seccomp filter refuses commands every network socket
+	// where the recipe denies the network (Linux on amd64 and arm64).
+	Seccomp bool `json:"seccomp"`
 	Rlimits     bool   `json:"rlimits"`
 	PIDsCgroup  string `json:"pids_cgroup,omitempty"` // where process limits are enforced
 	Why         string `json:"why,omitempty"`
@@ -201,6 +204,12 @@ type Status struct {
 	// its own (NamespacesWhy says why not).
 	Namespaces    bool   `json:"namespaces"`
 	NamespacesWhy string `json:"namespaces_why,omitempty"`
+}
+
+// seccompArch reports whether rein has a seccomp filter for this machine
+// (seccomp_linux.go).
+func seccompArch() bool {
+	return runtime.GOOS == "linux" && (runtime.GOARCH == "amd64" || runtime.GOARCH == "arm64")
 }
 
 // Available reports whether the filesystem sandbox can be applied.
@@ -256,8 +265,8 @@ func New(o Options, st Status) (*Config, string, error) {
 		return limitsOnly(), warning, nil
 	}
 	c := &Config{Mode: o.Mode, Network: o.NetworkDeny, Workspace: o.Workspace, Limits: o.Limits, Isolate: st.Namespaces}
-	if c.Network && !st.Network && !st.Namespaces {
-		msg := fmt.Sprintf("this kernel's Landlock (ABI %d) cannot restrict the network (needs ABI 4) and rein cannot give commands a network namespace (%s)", st.LandlockABI, st.NamespacesWhy)
+	if c.Network && !st.Network && !st.Seccomp && !st.Namespaces {
+		msg := fmt.Sprintf("this kernel's Landlock (ABI %d) cannot restrict the network (needs ABI 4), rein has no seccomp filter for this machine, and it cannot give commands a network namespace (%s)", st.LandlockABI, st.NamespacesWhy)
 		if o.Unavailable == "refuse" {
 			return nil, "", fmt.Errorf("%s and the recipe says sandbox.unavailable: refuse", msg)
 		}
@@ -368,8 +377,8 @@ func (c Config) uncovered() Config {
 // the network, it is an error rather than a run with the network open.
 func (c Config) WithoutNamespaces(st Status) (Config, error) {
 	c.Isolate, c.ReadOnly, c.Pin, c.HideServices, c.Cover = false, nil, nil, nil, nil
-	if c.Network && !st.Network {
-		return c, errors.New("the kernel refused the command its own network namespace, and its Landlock cannot restrict the network either, so rein does not run it (the recipe says sandbox.network: deny)")
+	if c.Network && !st.Network && !st.Seccomp {
+		return c, errors.New("the kernel refused the command its own network namespace, and neither its Landlock nor a seccomp filter of rein's can restrict the network here, so rein does not run it (the recipe says sandbox.network: deny)")
 	}
 	return c, nil
 }
@@ -452,10 +461,10 @@ func (c *Config) Describe() string {
 	switch {
 	case c.Network && c.Isolate:
 		parts = append(parts, "no network, nor the machine's name resolver")
-	case c.Network && runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64":
-		parts = append(parts, "no TCP connect/bind")
-	case c.Network:
+	case c.Network && seccompArch():
 		parts = append(parts, "no network sockets (TCP and UDP alike)")
+	case c.Network:
+		parts = append(parts, "no TCP connect/bind")
 	}
 	if c.Supervised() {
 		parts = append(parts, "nothing a command starts outlives it")

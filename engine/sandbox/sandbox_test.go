@@ -33,10 +33,11 @@ func TestHiddenLeavesToolConfigReadable(t *testing.T) {
 	}
 }
 
-// The network is denied by Landlock (TCP) or by a network namespace of the
-// command's own (everything); with neither, the recipe's fallback decides.
-// A kernel that refuses the namespaces at start leaves Landlock, unless
-// only the namespace could deny the network.
+// The network is denied by Landlock (TCP), rein's seccomp filter (every
+// network socket) or a network namespace of the command's own (everything);
+// with none, the recipe's fallback decides. A kernel that refuses the
+// namespaces at start leaves Landlock and the filter, unless only the
+// namespace could deny the network.
 func TestNetworkDenialAndNamespaces(t *testing.T) {
 	o := Options{Workspace: "/w", Mode: "workspace-write", NetworkDeny: true, Unavailable: "warn"}
 	tests := []struct {
@@ -49,7 +50,9 @@ func TestNetworkDenialAndNamespaces(t *testing.T) {
 		{"landlock and namespaces", Status{OS: "linux", Filesystem: true, Network: true, Namespaces: true}, true, true, "", false},
 		{"namespaces only", Status{OS: "linux", Filesystem: true, Namespaces: true}, true, true, "", true},
 		{"landlock only", Status{OS: "linux", Filesystem: true, Network: true, NamespacesWhy: "off"}, false, true, "", false},
-		{"neither", Status{OS: "linux", Filesystem: true, LandlockABI: 3, NamespacesWhy: "user.max_user_namespaces is 0"}, false, false, "cannot restrict the network (needs ABI 4) and rein cannot give commands a network namespace (user.max_user_namespaces is 0)", false},
+		{"seccomp only", Status{OS: "linux", Filesystem: true, LandlockABI: 3, Seccomp: true, NamespacesWhy: "off"}, false, true, "", false},
+		{"seccomp and namespaces", Status{OS: "linux", Filesystem: true, LandlockABI: 3, Seccomp: true, Namespaces: true}, true, true, "", false},
+		{"none", Status{OS: "linux", Filesystem: true, LandlockABI: 3, NamespacesWhy: "user.max_user_namespaces is 0"}, false, false, "cannot restrict the network (needs ABI 4), rein has no seccomp filter for this machine, and it cannot give commands a network namespace (user.max_user_namespaces is 0)", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
