@@ -152,23 +152,32 @@ func TestNetworkNamespaceStopsUDP(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("needs bash for /dev/udp")
 	}
-	conn, err := net.ListenPacket("udp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	port := conn.LocalAddr().(*net.UDPAddr).Port
+	port, received := udpListener(t)
 	r, _ := namespaced(t, `{ commands: [{ command: './send.sh' }], sandbox: { network: 'deny' } }`, map[string]string{
 		"send.sh": "#!/usr/bin/env bash\necho secret > /dev/udp/127.0.0.1/" + itoa(port) + "\n",
 	})
 	res := r.Run(context.Background(), "./send.sh", runner.RunOptions{})
-	conn.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
-	buf := make([]byte, 64)
-	if n, _, err := conn.ReadFrom(buf); err == nil {
-		t.Fatalf("a datagram got out: %q (stderr %q)", buf[:n], res.Stderr)
+	if got, ok := received(); ok {
+		t.Fatalf("a datagram got out: %q (stderr %q)", got, res.Stderr)
 	}
 	if res.ExitCode == 0 {
 		t.Errorf("sending succeeded: stderr %q", res.Stderr)
+	}
+}
+
+// udpListener listens on a local UDP port until the test ends; received
+// is the datagram that came within 300 ms, if one did.
+func udpListener(t *testing.T) (port int, received func() ([]byte, bool)) {
+	conn, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn.LocalAddr().(*net.UDPAddr).Port, func() ([]byte, bool) {
+		conn.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+		buf := make([]byte, 64)
+		n, _, err := conn.ReadFrom(buf)
+		return buf[:n], err == nil
 	}
 }
 
@@ -182,12 +191,7 @@ func TestNetworkDeniedWithoutNamespaces(t *testing.T) {
 	if runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64" {
 		t.Skip("rein's seccomp filter is for amd64 and arm64")
 	}
-	conn, err := net.ListenPacket("udp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	port := conn.LocalAddr().(*net.UDPAddr).Port
+	port, received := udpListener(t)
 	unixSock := filepath.Join(t.TempDir(), "svc")
 	serve(t, "unix", unixSock, "unix works\n")
 	r, _ := sandboxedWith(t, `{ commands: [{ command: './send.sh' }, { command: './local.sh' }], sandbox: { network: 'deny', sockets: ['`+unixSock+`'] } }`, map[string]string{
@@ -201,10 +205,8 @@ func TestNetworkDeniedWithoutNamespaces(t *testing.T) {
 		o.Sandbox = &c
 	})
 	res := r.Run(context.Background(), "./send.sh", runner.RunOptions{})
-	conn.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
-	buf := make([]byte, 64)
-	if n, _, err := conn.ReadFrom(buf); err == nil {
-		t.Fatalf("a datagram got out: %q (stderr %q)", buf[:n], res.Stderr)
+	if got, ok := received(); ok {
+		t.Fatalf("a datagram got out: %q (stderr %q)", got, res.Stderr)
 	}
 	if res.ExitCode == 0 || !strings.Contains(res.Stderr, "Permission denied") {
 		t.Errorf("exit %d, stderr %q: want the socket refused", res.ExitCode, res.Stderr)

@@ -196,10 +196,10 @@ type Status struct {
 	Network     bool   `json:"network"` // TCP connect/bind (ABI >= 4)
 	// Seccomp: a seccomp filter refuses commands every network socket
 	// where the recipe denies the network (Linux on amd64 and arm64).
-	Seccomp bool `json:"seccomp"`
-	Rlimits     bool   `json:"rlimits"`
-	PIDsCgroup  string `json:"pids_cgroup,omitempty"` // where process limits are enforced
-	Why         string `json:"why,omitempty"`
+	Seccomp    bool   `json:"seccomp"`
+	Rlimits    bool   `json:"rlimits"`
+	PIDsCgroup string `json:"pids_cgroup,omitempty"` // where process limits are enforced
+	Why        string `json:"why,omitempty"`
 	// Namespaces: the helper can start in user and mount namespaces of
 	// its own (NamespacesWhy says why not).
 	Namespaces    bool   `json:"namespaces"`
