@@ -135,7 +135,7 @@ func mountPlaces(c Config) (mounted bool, err error) {
 		if err := unix.Statfs(p, &st); err != nil {
 			return false, fmt.Errorf("cannot read the mount flags of %s: %w", p, err)
 		}
-		if err := unix.Mount("", p, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY|lockedFlags(st.Flags), ""); err != nil {
+		if err := unix.Mount("", p, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY|lockedFlags(int64(st.Flags)), ""); err != nil {
 			return false, fmt.Errorf("cannot make %s read-only: %w", p, err)
 		}
 	}
