@@ -29,7 +29,7 @@ func Probe() Status {
 		}
 	} else {
 		st.LandlockABI, st.Filesystem, st.Network = v, true, v >= 4
-		st.Seccomp = seccompArch()
+		st.Seccomp = seccompAvailable()
 	}
 	st.PIDsCgroup = pidsRoot()
 	st.Namespaces, st.NamespacesWhy = probeNamespaces()
@@ -98,18 +98,14 @@ func Main(args []string) {
 	if supervised {
 		// Nothing to flush; os.Exit's hooks would hold the command's end
 		// back (a second, in a race-enabled build).
-		syscall.Exit(supervise(path, argv, c.Parent, sigs, c.Network))
+		syscall.Exit(supervise(path, argv, c.Parent, sigs, func() { refuseSockets(c) }))
 	}
 	if sigs != nil {
 		signal.Stop(sigs)
 	}
 	runtime.LockOSThread() // the thread that executes the program
 	dropAmbient()
-	if c.Network {
-		if err := noSockets(); err != nil {
-			fail("cannot refuse the command network sockets (seccomp): " + err.Error())
-		}
-	}
+	refuseSockets(c)
 	err := syscall.Exec(path, argv, os.Environ())
 	fail(fmt.Sprintf("%s: %v", argv[0], err))
 }

@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"unsafe"
@@ -85,6 +86,29 @@ func noSocketsFilter(arches []syscalls) []unix.SockFilter {
 	a.label("allow")
 	a.ret(unix.SECCOMP_RET_ALLOW)
 	return a.assemble()
+}
+
+// refuseSockets installs noSockets where c denies the network. A kernel
+// without seccomp (EINVAL) is let be where the command has a network
+// namespace of its own, which denies the network already; elsewhere the
+// helper runs nothing.
+func refuseSockets(c Config) {
+	if !c.Network {
+		return
+	}
+	if err := noSockets(); err != nil && (!c.Isolate || !errors.Is(err, unix.EINVAL)) {
+		fail("cannot refuse the command network sockets (seccomp): " + err.Error())
+	}
+}
+
+// seccompAvailable reports whether this kernel has seccomp (PR_GET_SECCOMP
+// answers) and rein a filter for this machine.
+func seccompAvailable() bool {
+	if filterArches() == nil {
+		return false
+	}
+	_, err := unix.PrctlRetInt(unix.PR_GET_SECCOMP, 0, 0, 0, 0)
+	return err == nil
 }
 
 // noSockets installs the filter on the calling thread (locked to its

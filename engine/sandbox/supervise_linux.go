@@ -28,14 +28,10 @@ import (
 // from one thread: Landlock was applied to each of the helper's threads on
 // its own, which gives each a domain of its own, and scoped signals do not
 // cross from one domain to another.
-func supervise(path string, argv []string, parent int, sigs chan os.Signal, denyNetwork bool) int {
+func supervise(path string, argv []string, parent int, sigs chan os.Signal, seal func()) int {
 	runtime.LockOSThread()
 	dropAmbient()
-	if denyNetwork {
-		if err := noSockets(); err != nil {
-			fail("cannot refuse the command network sockets (seccomp): " + err.Error())
-		}
-	}
+	seal() // what the program inherits from this thread
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		fail("cannot watch the program's children: " + err.Error())
 	}
