@@ -113,6 +113,12 @@ func (c *rawConn) query(ctx context.Context, q string, args []any, columns int, 
 		return err
 	}
 	defer libc.Xfree(c.tls, text)
+	var kept []uintptr // bound texts: freed after the statement (deferred first, run last)
+	defer func() {
+		for _, p := range kept {
+			libc.Xfree(c.tls, p)
+		}
+	}()
 	pstmt := c.tls.Alloc(int(unsafe.Sizeof(uintptr(0))))
 	rc := sqlite3.Xsqlite3_prepare_v2(c.tls, c.db, text, -1, pstmt, 0)
 	stmt := peek(pstmt)
@@ -121,12 +127,6 @@ func (c *rawConn) query(ctx context.Context, q string, args []any, columns int, 
 		return c.err(rc)
 	}
 	defer sqlite3.Xsqlite3_finalize(c.tls, stmt)
-	var kept []uintptr // bound texts, freed once the statement is done
-	defer func() {
-		for _, p := range kept {
-			libc.Xfree(c.tls, p)
-		}
-	}()
 	for i, a := range args {
 		var rc int32
 		switch v := a.(type) {
