@@ -56,6 +56,10 @@ func OpenOptions(path string, opts Options) (*Store, error) {
 	// round trip, half the agent loop's own time.
 	dsn := fmt.Sprintf("%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(ON)&_txlock=immediate",
 		fileURI(path), busyTimeout.Milliseconds())
+	// Read before this process opens the database: closing a descriptor of
+	// a file drops every POSIX lock the process holds on it, SQLite's too
+	// (it takes none on the log, but this way none can be lost).
+	long := walLong(path)
 	base, err := sqlite.NewConnector(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("database %s: %w", path, err)
@@ -71,7 +75,7 @@ func OpenOptions(path string, opts Options) (*Store, error) {
 	// process would. So an open that finds the log long copies it, and its
 	// own first write starts the log over. PASSIVE never waits: a busy
 	// database just skips this.
-	if walLong(path) {
+	if long {
 		db.Exec(`PRAGMA wal_checkpoint(PASSIVE)`)
 	}
 	return s, nil
