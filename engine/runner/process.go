@@ -214,7 +214,7 @@ func (p process) start(ctx context.Context, path string, argv, env []string, box
 
 // networkFailures are what programs print when the network is not there
 // (curl, git, go, npm, pip, Python, Node).
-var networkFailures = [][]byte{[]byte("etwork is unreachable"), []byte("Temporary failure in name resolution"),
+var networkFailures = [][]byte{[]byte("etwork is unreachable"), []byte("Temporary failure in name resolution"), []byte("Couldn't connect to server"), []byte("ENETUNREACH"),
 	[]byte("Could not resolve host"), []byte("no such host"), []byte("Name or service not known"), []byte("ENOTFOUND"),
 	[]byte("EAI_AGAIN"), []byte("Failed to establish a new connection"), []byte("getaddrinfo")}
 

@@ -15,8 +15,8 @@ import (
 // and bind (ABI 4), but not UDP, raw or packet sockets: a DNS query is
 // enough to send data out. Where the recipe denies the network, the thread
 // that starts the program installs a seccomp filter the program inherits:
-// socket() makes unix and netlink sockets only (EACCES for the rest), and
-// io_uring, which can make sockets of its own, is refused. With a network
+// socket() makes unix and netlink sockets only (ENETUNREACH for the rest),
+// and io_uring, which can make sockets of its own, is refused (EACCES). With a network
 // namespace too, the filter changes nothing a command could reach.
 
 // seccomp_data offsets: the system call's number, its architecture, its
@@ -81,6 +81,9 @@ func noSocketsFilter(arches []syscalls) []unix.SockFilter {
 	a.ld(offArg0)
 	a.jeq(unix.AF_UNIX, "allow", "")
 	a.jeq(unix.AF_NETLINK, "allow", "")
+	// What a program says then is what it says where no network is
+	// ("Network is unreachable"), and rein's note on it follows.
+	a.ret(unix.SECCOMP_RET_ERRNO | uint32(unix.ENETUNREACH))
 	a.label("deny")
 	a.ret(deny)
 	a.label("allow")
