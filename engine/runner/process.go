@@ -37,6 +37,7 @@ type process struct {
 type outcome struct {
 	code  int
 	limit string // the resource limit that stopped it, if one did
+	nproc bool   // RLIMIT_NPROC limited its processes (see netWatch.limit)
 }
 
 // helperGrace is how long a supervising sandbox helper gets to kill what
@@ -101,6 +102,9 @@ func (p process) run(ctx context.Context) (outcome, error) {
 	if limitHit != nil && limitHit() {
 		out.limit = "processes"
 	}
+	// Without a pids cgroup (a user without one delegated), RLIMIT_NPROC
+	// limits the processes, and only the command's words tell it did.
+	out.nproc = cfg.Limits.Processes > 0 && cfg.Cgroup == ""
 	return out, err
 }
 
@@ -218,32 +222,56 @@ var networkFailures = [][]byte{[]byte("etwork is unreachable"), []byte("Temporar
 	[]byte("Could not resolve host"), []byte("no such host"), []byte("Name or service not known"), []byte("ENOTFOUND"),
 	[]byte("EAI_AGAIN"), []byte("Failed to establish a new connection"), []byte("getaddrinfo")}
 
+// forkFailures are what shells and programs print when a fork is refused:
+// where no pids cgroup counts a command's processes, RLIMIT_NPROC is what
+// refuses it, and this is how rein knows limits.processes stopped it.
+var forkFailures = [][]byte{[]byte("Cannot fork"), []byte("fork: Resource temporarily unavailable"), []byte("fork: retry"), []byte("can't fork")}
+
 // netWatch passes a command's standard error on and notes whether it said
-// the network was not there.
+// the network was not there, or that a fork was refused.
 type netWatch struct {
-	w      io.Writer
-	denied bool // the recipe denies the network
-	seen   bool
-	tail   []byte // the end of the last write, for a message split across two
+	w           io.Writer
+	denied      bool // the recipe denies the network
+	seen        bool
+	procs       bool // the recipe limits processes
+	forkRefused bool
+	tail        []byte // the end of the last write, for a message split across two
 }
 
 // watchNetwork wraps a command's standard error, where the recipe denies
-// the network, so that a failure for want of it can be explained.
+// the network or limits processes, so that a failure for want of either
+// can be explained.
 func (r *Runner) watchNetwork(w io.Writer) *netWatch {
-	return &netWatch{w: w, denied: r.sandbox != nil && r.sandbox.Network}
+	return &netWatch{w: w, denied: r.sandbox != nil && r.sandbox.Network, procs: r.sandbox != nil && r.sandbox.Limits.Processes > 0}
 }
 
 func (n *netWatch) Write(p []byte) (int, error) {
-	if n.denied && !n.seen {
+	if n.denied && !n.seen || n.procs && !n.forkRefused {
 		text := append(n.tail, p...)
-		for _, f := range networkFailures {
-			if bytes.Contains(text, f) {
-				n.seen = true
-			}
-		}
+		n.seen = n.seen || n.denied && containsAny(text, networkFailures)
+		n.forkRefused = n.forkRefused || n.procs && containsAny(text, forkFailures)
 		n.tail = append(n.tail[:0], text[max(0, len(text)-64):]...)
 	}
 	return n.w.Write(p)
+}
+
+// limit is the resource limit that stopped the command whose outcome is
+// out: out's own, or limits.processes where only a refused fork it
+// reported tells (RLIMIT_NPROC).
+func (n *netWatch) limit(out outcome) string {
+	if out.limit == "" && out.nproc && n.forkRefused {
+		return "processes"
+	}
+	return out.limit
+}
+
+func containsAny(text []byte, words [][]byte) bool {
+	for _, w := range words {
+		if bytes.Contains(text, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // note is what rein adds when a command failed for want of the network.

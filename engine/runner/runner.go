@@ -257,8 +257,8 @@ func (r *Runner) exec(ctx context.Context, args []string, stdin io.Reader) error
 	if err != nil {
 		fmt.Fprintf(hc.Stderr, "rein: %v\n", err)
 	}
-	if out.limit != "" {
-		fmt.Fprint(hc.Stderr, limitNote(out.limit, r.sandbox.Limits))
+	if limit := nw.limit(out); limit != "" {
+		fmt.Fprint(hc.Stderr, limitNote(limit, r.sandbox.Limits))
 	}
 	if out.code != 0 {
 		fmt.Fprint(hc.Stderr, nw.note())
@@ -342,8 +342,8 @@ func (r *Runner) RunArgv(ctx context.Context, argv []string, opts RunOptions) *R
 	if err != nil {
 		fmt.Fprintf(stream{out, true}, "rein: %v\n", err)
 	}
-	if po.limit != "" {
-		fmt.Fprint(stream{out, true}, limitNote(po.limit, r.sandbox.Limits))
+	if limit := nw.limit(po); limit != "" {
+		fmt.Fprint(stream{out, true}, limitNote(limit, r.sandbox.Limits))
 	}
 	out.fill(res)
 	switch {
