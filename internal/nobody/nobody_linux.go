@@ -67,6 +67,9 @@ func Rerun(t *testing.T) {
 		}
 		t.Fatalf("as nobody: %v; failed: %q\n%s", err, failed, out)
 	}
+	if !strings.Contains(string(out), "--- PASS: ") {
+		t.Fatalf("as nobody, no test passed:\n%s", out)
+	}
 }
 
 // openToOthers reports whether users other than its owner may enter every
