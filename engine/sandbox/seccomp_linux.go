@@ -11,13 +11,15 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Network denial without a network namespace. Landlock stops TCP connect
-// and bind (ABI 4), but not UDP, raw or packet sockets: a DNS query is
-// enough to send data out. Where the recipe denies the network, the thread
-// that starts the program installs a seccomp filter the program inherits:
-// socket() makes unix and netlink sockets only (ENETUNREACH for the rest),
-// and io_uring, which can make sockets of its own, is refused (EACCES). With a network
-// namespace too, the filter changes nothing a command could reach.
+// Network denial without a network namespace (AppArmor refuses one to
+// unprivileged users on many desktops). Landlock stops TCP connect and bind
+// (ABI 4), but not UDP, raw or packet sockets: a DNS query is enough to
+// send data out. Where the recipe denies the network, the thread that
+// starts the program installs a seccomp filter the program inherits:
+// socket() makes unix and netlink sockets only (ENETUNREACH for the rest,
+// as where no network is), and io_uring, which can make sockets of its
+// own, is refused (EACCES). In a network namespace of its own a command
+// can reach nothing either way; the filter is installed there too.
 
 // seccomp_data offsets: the system call's number, its architecture, its
 // first argument (the low half, on these little-endian machines).
