@@ -298,7 +298,16 @@ func TestFaultBadState(t *testing.T) {
 		{name: "corrupt approvals file", noCI: true, damage: func(t *testing.T, _, _, state string) {
 			writeFile(t, filepath.Join(state, "rein", "trusted.json"), "{\"recipes\": [")
 		}, exec: outcome{false, 2, "trusted.json are not valid JSON"}, audit: outcome{true, 0, ""}, kept: 1},
-		{name: "database on a read-only folder", root: true, damage: func(t *testing.T, db, _, _ string) {
+		// The log and its index are kept beside the database: in a folder
+		// made read-only, the files rein already has are still written.
+		{name: "database in a read-only folder", root: true, damage: func(t *testing.T, db, _, _ string) {
+			os.Chmod(filepath.Dir(db), 0o555)
+			t.Cleanup(func() { os.Chmod(filepath.Dir(db), 0o755) })
+		}, exec: outcome{true, 0, ""}, audit: outcome{true, 0, ""}, kept: 2},
+		{name: "database the user may not write", root: true, damage: func(t *testing.T, db, _, _ string) {
+			for _, f := range []string{db, db + "-wal", db + "-shm"} {
+				os.Chmod(f, 0o444)
+			}
 			os.Chmod(filepath.Dir(db), 0o555)
 			t.Cleanup(func() { os.Chmod(filepath.Dir(db), 0o755) })
 		}, exec: outcome{true, 0, "not audited"}, audit: outcome{true, 0, ""}, kept: 1},

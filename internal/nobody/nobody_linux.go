@@ -18,12 +18,13 @@ import (
 // Env is set in the tests' environment when they run as nobody.
 const Env = "REIN_TEST_AS_USER"
 
-// Rerun runs the test binary's short suite again as nobody (uid 65534),
-// from a copy of the binary, in the package folder, with a home, temp,
-// configuration and cache folder of that user's own, and fails t with the
-// tests that failed. It skips where the caller is not root, runs as nobody
-// already, or the package folder is closed to other users.
-func Rerun(t *testing.T) {
+// Rerun runs the test binary's short suite (or the tests flags choose,
+// "-test.run=^TestX$") again as nobody (uid 65534), from a copy of the
+// binary, in the package folder, with a home, temp, configuration and cache
+// folder of that user's own, and fails t with the tests that failed. It
+// skips where the caller is not root, runs as nobody already, or the
+// package folder is closed to other users.
+func Rerun(t *testing.T, flags ...string) {
 	t.Helper()
 	if os.Geteuid() != 0 || os.Getenv(Env) != "" {
 		t.Skip("not root: this suite runs as another user already")
@@ -54,7 +55,10 @@ func Rerun(t *testing.T) {
 	if err := os.WriteFile(bin, self, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "-test.short", "-test.v")
+	if len(flags) == 0 {
+		flags = []string{"-test.short"}
+	}
+	cmd := exec.Command(bin, append(flags, "-test.v")...)
 	cmd.Env = env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	out, err := cmd.CombinedOutput()
