@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"github.com/reinsh/rein/engine/verdict"
 	"os"
 	"strings"
@@ -123,9 +124,10 @@ func (s *Store) Audit(ctx context.Context, f Filter) ([]Command, error) {
 	// that the list is made once at its size: growing it row by row was a
 	// quarter of rein audit's time.
 	n := 0
-	err = c.query(ctx, "SELECT count(*)"+q, args, 1, func(r *rawRow) {
+	err = c.query(ctx, "SELECT count(*)"+q, args, 1, func(r *rawRow) error {
 		v, _ := r.int(0)
 		n = int(v)
+		return nil
 	})
 	if err != nil {
 		return nil, s.dbError(err)
@@ -137,11 +139,14 @@ func (s *Store) Audit(ctx context.Context, f Filter) ([]Command, error) {
 		n = min(n, f.Limit)
 	}
 	out := make([]Command, 0, n)
-	err = c.query(ctx, `SELECT c.created_at, COALESCE(s.name, ''), c.source, c.workspace, c.command, c.verdict, c.rule, c.reason, c.exit_code, c.timed_out, c.duration_ms, c.state, c.pid, c.tool_use_id`+q, args, 14, func(r *rawRow) {
+	err = c.query(ctx, `SELECT c.created_at, COALESCE(s.name, ''), c.source, c.workspace, c.command, c.verdict, c.rule, c.reason, c.exit_code, c.timed_out, c.duration_ms, c.state, c.pid, c.tool_use_id`+q, args, 14, func(r *rawRow) error {
 		var c Command
+		var err error
 		c.Time, _ = time.Parse(time.RFC3339Nano, r.text(0))
 		c.Session, c.Source, c.Workspace, c.Command = r.text(1), r.text(2), r.text(3), r.text(4)
-		c.Verdict, _ = verdict.Parse(r.text(5))
+		if c.Verdict, err = verdict.Parse(r.text(5)); err != nil {
+			return fmt.Errorf("the record of %q: %w", c.Command, err)
+		}
 		c.Rule, c.Reason = r.text(6), r.text(7)
 		if v, ok := r.int(8); ok {
 			e := int(v)
@@ -159,6 +164,7 @@ func (s *Store) Audit(ctx context.Context, f Filter) ([]Command, error) {
 			}
 		}
 		out = append(out, c)
+		return nil
 	})
 	return out, s.dbErrorOrNil(err)
 }

@@ -106,8 +106,9 @@ func (r *rawRow) int(i int) (int64, bool) {
 }
 
 // query runs q with args (strings and integers) and calls row for each of
-// its rows, which have the given number of columns. It stops when ctx ends.
-func (c *rawConn) query(ctx context.Context, q string, args []any, columns int, row func(*rawRow)) error {
+// its rows, which have the given number of columns. It stops when ctx ends
+// or row fails.
+func (c *rawConn) query(ctx context.Context, q string, args []any, columns int, row func(*rawRow) error) error {
 	text, err := libc.CString(q)
 	if err != nil {
 		return err
@@ -153,7 +154,9 @@ func (c *rawConn) query(ctx context.Context, q string, args []any, columns int, 
 		}
 		switch rc := sqlite3.Xsqlite3_step(c.tls, stmt); rc {
 		case sqlite3.SQLITE_ROW:
-			row(r)
+			if err := row(r); err != nil {
+				return err
+			}
 		case sqlite3.SQLITE_DONE:
 			return nil
 		default:

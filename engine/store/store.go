@@ -23,10 +23,9 @@ import (
 
 // Store is an open database.
 type Store struct {
-	db       *sql.DB
-	path     string
-	timeout  time.Duration
-	rawAudit bool
+	db      *sql.DB
+	path    string
+	timeout time.Duration
 }
 
 // Options tune Open.

@@ -188,6 +188,19 @@ func TestAuditReadsRowsWhole(t *testing.T) {
 	}
 }
 
+// A record whose verdict is no verdict (a damaged database) fails the
+// listing, naming the file and the record, rather than showing as one.
+func TestAuditRefusesAnUnknownVerdict(t *testing.T) {
+	s := open(t)
+	if _, err := s.db.Exec(`INSERT INTO commands (source, workspace, command, verdict, rule, created_at) VALUES ('exec', '/w', 'ls', 'maybe', 'r', '2026-11-26T06:00:00Z')`); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Audit(context.Background(), Filter{})
+	if err == nil || !strings.Contains(err.Error(), s.Path()) || !strings.Contains(err.Error(), `"ls"`) || !strings.Contains(err.Error(), "unknown decision") {
+		t.Errorf("audit: %v", err)
+	}
+}
+
 func exitOf(c Command) any {
 	if c.ExitCode == nil {
 		return nil
