@@ -222,10 +222,12 @@ var networkFailures = [][]byte{[]byte("etwork is unreachable"), []byte("Temporar
 	[]byte("Could not resolve host"), []byte("no such host"), []byte("Name or service not known"), []byte("ENOTFOUND"),
 	[]byte("EAI_AGAIN"), []byte("Failed to establish a new connection"), []byte("getaddrinfo")}
 
-// forkFailures are what shells and programs print when a fork is refused:
-// where no pids cgroup counts a command's processes, RLIMIT_NPROC is what
-// refuses it, and this is how rein knows limits.processes stopped it.
-var forkFailures = [][]byte{[]byte("Cannot fork"), []byte("fork: Resource temporarily unavailable"), []byte("fork: retry"), []byte("can't fork")}
+// forkFailures are what shells and programs print when a fork is refused
+// (EAGAIN's words, R or r: the helper's own fork of the program too, where
+// the user had more processes than the limit already): where no pids
+// cgroup counts a command's processes, RLIMIT_NPROC is what refuses it, and
+// this is how rein knows limits.processes stopped it.
+var forkFailures = [][]byte{[]byte("Cannot fork"), []byte("esource temporarily unavailable"), []byte("fork: retry"), []byte("can't fork")}
 
 // netWatch passes a command's standard error on and notes whether it said
 // the network was not there, or that a fork was refused.

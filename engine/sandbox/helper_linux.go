@@ -92,6 +92,14 @@ func Main(args []string) {
 		limits.AddressSpace = 0
 		path, argv = addressSpaceStage(c.Limits.AddressSpace, path, argv)
 	}
+	if !supervised {
+		// The thread that executes the program, locked before the limits:
+		// locking may start a thread, which an address-space limit may not
+		// leave the memory for (the second helper's).
+		runtime.LockOSThread()
+		dropAmbient()
+		refuseSockets(c)
+	}
 	if err := applyRlimits(limits); err != nil {
 		fail("cannot set resource limits: " + err.Error())
 	}
@@ -103,9 +111,6 @@ func Main(args []string) {
 	if sigs != nil {
 		signal.Stop(sigs)
 	}
-	runtime.LockOSThread() // the thread that executes the program
-	dropAmbient()
-	refuseSockets(c)
 	err := syscall.Exec(path, argv, os.Environ())
 	fail(fmt.Sprintf("%s: %v", argv[0], err))
 }
