@@ -18,3 +18,6 @@ func Main(args []string) {
 	fmt.Fprintln(os.Stderr, "rein sandbox: not supported on "+runtime.GOOS)
 	os.Exit(126)
 }
+
+// seccompArch reports whether rein has a seccomp filter here: Linux's only.
+func seccompArch() bool { return false }

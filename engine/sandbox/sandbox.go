@@ -206,12 +206,6 @@ type Status struct {
 	NamespacesWhy string `json:"namespaces_why,omitempty"`
 }
 
-// seccompArch reports whether rein has a seccomp filter for this machine
-// (seccomp_linux.go).
-func seccompArch() bool {
-	return runtime.GOOS == "linux" && (runtime.GOARCH == "amd64" || runtime.GOARCH == "arm64")
-}
-
 // Available reports whether the filesystem sandbox can be applied.
 func (s Status) Available() bool { return s.Filesystem }
 

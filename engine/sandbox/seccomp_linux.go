@@ -106,10 +106,13 @@ func refuseSockets(c Config) {
 	}
 }
 
+// seccompArch reports whether rein has a seccomp filter for this machine.
+func seccompArch() bool { return filterArches() != nil }
+
 // seccompAvailable reports whether this kernel has seccomp (PR_GET_SECCOMP
 // answers) and rein a filter for this machine.
 func seccompAvailable() bool {
-	if filterArches() == nil {
+	if !seccompArch() {
 		return false
 	}
 	_, err := unix.PrctlRetInt(unix.PR_GET_SECCOMP, 0, 0, 0, 0)
