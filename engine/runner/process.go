@@ -37,7 +37,7 @@ type process struct {
 type outcome struct {
 	code  int
 	limit string // the resource limit that stopped it, if one did
-	nproc bool   // RLIMIT_NPROC limited its processes (see netWatch.limit)
+	nproc bool   // RLIMIT_NPROC limited its processes (see stderrWatch.limit)
 }
 
 // helperGrace is how long a supervising sandbox helper gets to kill what
@@ -218,9 +218,10 @@ func (p process) start(ctx context.Context, path string, argv, env []string, box
 
 // networkFailures are what programs print when the network is not there
 // (curl, git, go, npm, pip, Python, Node).
-var networkFailures = [][]byte{[]byte("etwork is unreachable"), []byte("Temporary failure in name resolution"), []byte("Couldn't connect to server"), []byte("ENETUNREACH"),
-	[]byte("Could not resolve host"), []byte("no such host"), []byte("Name or service not known"), []byte("ENOTFOUND"),
-	[]byte("EAI_AGAIN"), []byte("Failed to establish a new connection"), []byte("getaddrinfo")}
+var networkFailures = [][]byte{[]byte("etwork is unreachable"), []byte("Temporary failure in name resolution"),
+	[]byte("Couldn't connect to server"), []byte("ENETUNREACH"), []byte("Could not resolve host"), []byte("no such host"),
+	[]byte("Name or service not known"), []byte("ENOTFOUND"), []byte("EAI_AGAIN"),
+	[]byte("Failed to establish a new connection"), []byte("getaddrinfo")}
 
 // forkFailures are what shells and programs print when a fork is refused
 // (EAGAIN's words, R or r: the helper's own fork of the program too, where
@@ -229,28 +230,29 @@ var networkFailures = [][]byte{[]byte("etwork is unreachable"), []byte("Temporar
 // this is how rein knows limits.processes stopped it.
 var forkFailures = [][]byte{[]byte("Cannot fork"), []byte("esource temporarily unavailable"), []byte("fork: retry"), []byte("can't fork")}
 
-// netWatch passes a command's standard error on and notes whether it said
+// stderrWatch passes a command's standard error on and notes whether it said
 // the network was not there, or that a fork was refused.
-type netWatch struct {
+type stderrWatch struct {
 	w           io.Writer
 	denied      bool // the recipe denies the network
-	seen        bool
+	netFailed   bool
 	procs       bool // the recipe limits processes
 	forkRefused bool
 	tail        []byte // the end of the last write, for a message split across two
 }
 
-// watchNetwork wraps a command's standard error, where the recipe denies
+// watchStderr wraps a command's standard error, where the recipe denies
 // the network or limits processes, so that a failure for want of either
 // can be explained.
-func (r *Runner) watchNetwork(w io.Writer) *netWatch {
-	return &netWatch{w: w, denied: r.sandbox != nil && r.sandbox.Network, procs: r.sandbox != nil && r.sandbox.Limits.Processes > 0}
+func (r *Runner) watchStderr(w io.Writer) *stderrWatch {
+	box := r.sandbox
+	return &stderrWatch{w: w, denied: box != nil && box.Network, procs: box != nil && box.Limits.Processes > 0}
 }
 
-func (n *netWatch) Write(p []byte) (int, error) {
-	if n.denied && !n.seen || n.procs && !n.forkRefused {
+func (n *stderrWatch) Write(p []byte) (int, error) {
+	if n.denied && !n.netFailed || n.procs && !n.forkRefused {
 		text := append(n.tail, p...)
-		n.seen = n.seen || n.denied && containsAny(text, networkFailures)
+		n.netFailed = n.netFailed || n.denied && containsAny(text, networkFailures)
 		n.forkRefused = n.forkRefused || n.procs && containsAny(text, forkFailures)
 		n.tail = append(n.tail[:0], text[max(0, len(text)-64):]...)
 	}
@@ -260,7 +262,7 @@ func (n *netWatch) Write(p []byte) (int, error) {
 // limit is the resource limit that stopped the command whose outcome is
 // out: out's own, or limits.processes where only a refused fork it
 // reported tells (RLIMIT_NPROC).
-func (n *netWatch) limit(out outcome) string {
+func (n *stderrWatch) limit(out outcome) string {
 	if out.limit == "" && out.nproc && n.forkRefused {
 		return "processes"
 	}
@@ -277,8 +279,8 @@ func containsAny(text []byte, words [][]byte) bool {
 }
 
 // note is what rein adds when a command failed for want of the network.
-func (n *netWatch) note() string {
-	if !n.seen {
+func (n *stderrWatch) note() string {
+	if !n.netFailed {
 		return ""
 	}
 	return "rein: this recipe denies the network (sandbox.network: deny), and the command failed reaching it; allow it in the recipe (sandbox+: { network: 'allow' }) if this command needs it\n"

@@ -252,7 +252,7 @@ func (r *Runner) exec(ctx context.Context, args []string, stdin io.Reader) error
 		defer finishRedacting(rw, re, hc.Stderr)
 		stdout, stderr = rw, re
 	}
-	nw := r.watchNetwork(stderr)
+	nw := r.watchStderr(stderr)
 	out, err := r.process(path, args, envList(hc.Env), hc.Dir, stdin, stdout, nw).run(ctx)
 	if err != nil {
 		fmt.Fprintf(hc.Stderr, "rein: %v\n", err)
@@ -327,7 +327,7 @@ func (r *Runner) RunArgv(ctx context.Context, argv []string, opts RunOptions) *R
 		stdout, stderr = rw, re
 	}
 	kept := r.keep()
-	nw := r.watchNetwork(stderr)
+	nw := r.watchStderr(stderr)
 	po, err := r.process(path, argv, envList, dir, stdin, stdout, nw).run(ctx)
 	if rw != nil {
 		finishRedacting(rw, re, stream{out, true})

@@ -117,7 +117,7 @@ type facts struct {
 	hide                      []string
 	read                      []string
 	services                  []string
-	resolvers                 []string // hidden too where the network is denied
+	netServices               []string // hidden too where the network is denied
 	// covers are the hidden paths a mount may cover (see coverable), and
 	// grants the read grants: with the namespaces (true), where the covers
 	// need none; without them, where every hidden path does.
@@ -146,7 +146,7 @@ func (c *Config) Prepare() {
 			f.read = confinedReads(f.systemFolders, f.toolConfig)
 		}
 		f.services = serviceSockets(f.sockets, f.cacheDir)
-		f.resolvers = resolvers(f.sockets)
+		f.netServices = networkServices(f.sockets)
 		f.covers = coverable(f.hide)
 		f.grants = map[bool]*ReadGrants{}
 		f.at = time.Now()
@@ -165,7 +165,7 @@ func (c *Config) Prepare() {
 	if c.Isolate {
 		c.HideServices, c.Cover = f.services, f.covers
 		if c.Network {
-			c.HideServices = append(slices.Clip(f.services), f.resolvers...)
+			c.HideServices = append(slices.Clip(f.services), f.netServices...)
 		}
 	}
 }

@@ -117,9 +117,9 @@ func TestServiceSockets(t *testing.T) {
 func TestResolverHiddenWhereTheNetworkIsDenied(t *testing.T) {
 	sock := filepath.Join(t.TempDir(), "io.systemd.Resolve")
 	os.WriteFile(sock, nil, 0o600)
-	saved := resolverSockets
-	resolverSockets = []string{sock, filepath.Join(t.TempDir(), "missing")}
-	t.Cleanup(func() { resolverSockets = saved })
+	saved := networkSockets
+	networkSockets = []string{sock, filepath.Join(t.TempDir(), "missing")}
+	t.Cleanup(func() { networkSockets = saved })
 	for _, tt := range []struct {
 		name    string
 		deny    bool
@@ -139,7 +139,7 @@ func TestResolverHiddenWhereTheNetworkIsDenied(t *testing.T) {
 		if got := slices.Contains(c.HideServices, sock); got != tt.hidden {
 			t.Errorf("%s: resolver hidden %v, want %v (%q)", tt.name, got, tt.hidden, c.HideServices)
 		}
-		if slices.Contains(c.HideServices, resolverSockets[1]) {
+		if slices.Contains(c.HideServices, networkSockets[1]) {
 			t.Errorf("%s: a missing resolver socket is listed", tt.name)
 		}
 	}

@@ -51,18 +51,18 @@ func serviceSockets(allowed []string, cacheDir string) []string {
 	return present(candidates, allowed)
 }
 
-// resolverSockets are sockets through which a program reaches the
+// networkSockets are sockets through which a program reaches the
 // machine's network without one of its own: the resolver's, where a name is
 // looked up (systemd-resolved's varlink socket, which glibc's nss-resolve
 // module uses, and nscd's), and Tailscale's daemon, which dials peers for
 // its clients (tailscale nc). A name asked for is data sent out, even from
 // a command with a network namespace of its own.
-var resolverSockets = []string{"/run/systemd/resolve/io.systemd.Resolve", "/run/nscd/socket", "/var/run/nscd/socket",
+var networkSockets = []string{"/run/systemd/resolve/io.systemd.Resolve", "/run/nscd/socket", "/var/run/nscd/socket",
 	"/run/tailscale/tailscaled.sock", "/var/run/tailscale/tailscaled.sock"}
 
-// resolvers lists the resolver sockets to hide where the network is
+// networkServices lists the network sockets to hide where the network is
 // denied: those that exist, and that no allowed socket names.
-func resolvers(allowed []string) []string { return present(resolverSockets, allowed) }
+func networkServices(allowed []string) []string { return present(networkSockets, allowed) }
 
 // present keeps of the candidates those that exist, leaving out those in
 // (or holding) a place allowed names.
