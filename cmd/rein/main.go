@@ -14,8 +14,12 @@ import (
 	"github.com/alecthomas/kong"
 	"golang.org/x/term"
 
+	"github.com/reinsh/rein/engine/app"
+	"github.com/reinsh/rein/engine/resident"
+	// Answers rein check and rein hook from a resident engine, when one
+	// runs, before the rest of rein starts (its init runs among the first).
+	_ "github.com/reinsh/rein/engine/resident/answer"
 	"github.com/reinsh/rein/engine/sandbox"
-	"github.com/reinsh/rein/recipes"
 )
 
 // Exit codes shared by every command.
@@ -37,9 +41,11 @@ const (
 // Globals are the flags every command takes.
 type Globals struct {
 	Recipe string `help:"Recipe file, merged over the discovered ones (user, then repository)." placeholder:"FILE" type:"path"`
-	Preset string `help:"Use a built-in preset instead of the user and repository recipes: ${presets}." placeholder:"NAME"`
+	Preset string `help:"Use a built-in preset instead of the user and repository recipes: readonly, strict, dev, git, go, node, python, rust, make." placeholder:"NAME"`
 	Dir    string `help:"Start recipe discovery here instead of the working directory." placeholder:"DIR" type:"existingdir"`
 	DB     string `name:"db" help:"Session and audit database (default: $REIN_DB or $XDG_STATE_HOME/rein/rein.db)." placeholder:"FILE"`
+
+	warm *app.Warm // env.warm
 }
 
 // command is one of rein's commands, in the order help lists them.
@@ -104,6 +110,9 @@ type env struct {
 	stdin          io.Reader
 	stdinTerminal  bool
 	stdout, stderr io.Writer
+	// warm keeps recipes and policies for the next command: a resident
+	// engine's (nil: none kept).
+	warm *app.Warm
 	// exiting: the process ends when the command does (rein itself, not a
 	// test running commands in process). A one-shot command then leaves
 	// the database open: closing it copies the log into it and syncs the
@@ -139,6 +148,9 @@ func main() {
 	// rein is short-lived and its heap small and bounded (output is capped):
 	// collecting less often saves about a millisecond per run.
 	debug.SetGCPercent(400)
+	if len(os.Args) > 2 && os.Args[1] == resident.ServeArg {
+		os.Exit(serveResident(os.Args[2]))
+	}
 	// A terminal, not any character device: /dev/null is one too, and a
 	// prompt there reads nothing.
 	terminal := term.IsTerminal(int(os.Stdin.Fd()))
@@ -162,7 +174,7 @@ func helpArgs(args []string) []string {
 // runWith parses args with a parser that knows cmds and runs the command.
 func runWith(args []string, e *env, cmds []command) (code int) {
 	args = helpArgs(args)
-	var globals Globals
+	globals := Globals{warm: e.warm}
 	defer func() {
 		if r := recover(); r != nil {
 			if req, ok := r.(exitRequest); ok {
@@ -178,7 +190,6 @@ func runWith(args []string, e *env, cmds []command) (code int) {
 		kong.UsageOnError(),
 		kong.Writers(e.stdout, e.stderr),
 		kong.Exit(func(code int) { panic(exitRequest{code}) }),
-		kong.Vars{"presets": strings.Join(recipes.Presets, ", ")},
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 	}
 	for _, cmd := range cmds {

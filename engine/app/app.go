@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/engine/recipe"
@@ -35,21 +36,66 @@ type Options struct {
 	Preset string
 	// DB is the session and audit database ("": DBPath's default).
 	DB string
+	// Warm, when set, keeps what was loaded and compiled for the next
+	// command of this process (a resident engine); nil keeps nothing.
+	Warm *Warm
+}
+
+// Warm keeps, for a process that answers many commands, the recipes it
+// loaded (while their sources are unchanged: recipe.Memo) and the policies
+// compiled from them for each tool. A policy is a function of its recipe,
+// tool and home folder: every fact of the file system it asks for, it asks
+// for when it decides. Commands that are handed a kept recipe or policy
+// must not change it.
+type Warm struct {
+	recipes  recipe.Memo
+	mu       sync.Mutex
+	policies map[warmKey]*policy.Policy
+}
+
+type warmKey struct {
+	recipe     *recipe.Recipe
+	tool, home string
 }
 
 // LoadRecipe compiles the recipe the options select.
 func (o Options) LoadRecipe() (*recipe.Recipe, error) {
-	return recipe.Load(recipe.Options{Dir: o.Dir, Recipe: o.Recipe, Preset: o.Preset, Version: version.String(), Verify: policy.CheckRules})
+	var memo *recipe.Memo
+	if o.Warm != nil {
+		memo = &o.Warm.recipes
+	}
+	return recipe.Load(recipe.Options{Dir: o.Dir, Recipe: o.Recipe, Preset: o.Preset, Version: version.String(), Verify: policy.CheckRules, Memo: memo})
 }
 
 // LoadPolicy compiles the selected recipe into a policy; tool is what
 // decides with it (rules see it as tool).
 func (o Options) LoadPolicy(tool string) (*policy.Policy, error) {
 	r, err := o.LoadRecipe()
-	if err != nil {
+	if err != nil || o.Warm == nil {
+		if err != nil {
+			return nil, err
+		}
+		return NewPolicy(r, policy.Options{Tool: tool})
+	}
+	home, _ := os.UserHomeDir()
+	key := warmKey{r, tool, home}
+	w := o.Warm
+	w.mu.Lock()
+	p := w.policies[key]
+	w.mu.Unlock()
+	if p != nil {
+		return p, nil
+	}
+	if p, err = NewPolicy(r, policy.Options{Tool: tool}); err != nil {
 		return nil, err
 	}
-	return NewPolicy(r, policy.Options{Tool: tool})
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.policies == nil || len(w.policies) >= 64 {
+		w.policies = map[warmKey]*policy.Policy{} // start again
+	}
+	w.policies[key] = p
+	return p, nil
 }
 
 // NewPolicy compiles a loaded recipe the way every command does: a

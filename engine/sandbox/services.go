@@ -29,6 +29,9 @@ func serviceSockets(allowed []string, cacheDir string) []string {
 		"/tmp/.ICE-unix",
 		"/run/docker.sock", "/var/run/docker.sock", "/run/podman", "/run/containerd",
 		"/run/snapd.socket", "/run/snapd-snap.socket",
+		// rein's resident engines where there is no XDG_RUNTIME_DIR (package
+		// resident): they refuse callers in a sandbox, and are hidden too.
+		filepath.Join(os.TempDir(), "rein-resident-"+uid),
 	}
 	// git's credential cache answers credential fill with the stored
 	// passwords, network or not; Docker Desktop, Colima and Rancher Desktop

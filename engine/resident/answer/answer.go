@@ -1,0 +1,73 @@
+// Package answer lets rein answer a vetting command (rein check, rein
+// hook) from a resident engine before its own start. cmd/rein imports it
+// for its init, which needs nothing but package resident and syscall and so
+// runs among the first of the program's: when a resident engine takes the
+// command, rein ends with its status there, before the initialisations of
+// the recipe language, the database and the rest (most of rein's start).
+// When none is running, it starts one for the next command and rein goes on
+// to answer by itself. $REIN_RESIDENT=off turns both off.
+package answer
+
+import (
+	"errors"
+	"syscall"
+
+	"github.com/reinsh/rein/engine/resident"
+)
+
+func init() {
+	mode, _ := syscall.Getenv("REIN_RESIDENT")
+	if mode == resident.Off {
+		return
+	}
+	args, err := resident.Args()
+	if err != nil || !resident.Serves(args, resident.Terminal(0)) {
+		return
+	}
+	exe, err := resident.Executable()
+	if err != nil {
+		return
+	}
+	code, err := call(exe, args)
+	if err == nil {
+		syscall.Exit(code)
+	}
+	if mode == resident.Require || !errors.Is(err, resident.ErrNoEngine) && !errors.Is(err, resident.ErrRefused) {
+		// Required, or started and lost: answering again could say twice.
+		syscall.Write(2, []byte("rein: "+err.Error()+"\n"))
+		syscall.Exit(2)
+	}
+}
+
+// call hands args to the resident engine for exe, starting one for the
+// next command if none runs.
+func call(exe string, args []string) (int, error) {
+	socket, err := resident.Socket(exe)
+	if err != nil {
+		return 0, &noEngine{err}
+	}
+	code, err := resident.Call(socket, args)
+	if errors.Is(err, resident.ErrNoEngine) && !temporary(exe) {
+		if serr := resident.Start(exe, socket); serr != nil {
+			return 0, errors.Join(err, serr)
+		}
+	}
+	return code, err
+}
+
+// temporary: a build go run deletes when it ends gets no engine (each go
+// run would start another).
+func temporary(exe string) bool {
+	for i := 0; i+len("/go-build") <= len(exe); i++ {
+		if exe[i:i+len("/go-build")] == "/go-build" {
+			return true
+		}
+	}
+	return false
+}
+
+// noEngine: no resident engine can be used here (the reason says why).
+type noEngine struct{ err error }
+
+func (n *noEngine) Error() string { return n.err.Error() }
+func (n *noEngine) Unwrap() error { return resident.ErrNoEngine }

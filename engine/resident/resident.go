@@ -1,0 +1,101 @@
+// Package resident lets rein answer its vetting commands from an engine
+// kept warm between commands. The first rein check or rein hook finds no
+// resident engine, starts one in the background (rein __resident SOCKET,
+// which serves until it is idle: package serve), and answers by itself; the
+// next ones hand their arguments, working folder and standard streams to it
+// over a unix socket only the user can reach, and end with its status. A
+// warm engine has paid the runtime's start, the package initialisations and
+// the page faults of a 30 MB program already: what is left is the check.
+//
+// A resident engine must answer exactly as rein would. So it serves one
+// user, one build of rein, one set of namespaces, control groups and file
+// mode mask, and one environment (the socket's name is a digest of them
+// all), runs one request at a time in its caller's folder, and reads and
+// writes its caller's own file descriptors. Commands that run programs or
+// talk to models are never served. It serves no caller inside a sandbox: a
+// command rein runs must not reach an engine outside it.
+//
+// This package is the caller's side, and it imports only what has no
+// initialisation of its own besides syscall: package answer calls it from
+// an init that runs before most of rein's.
+package resident
+
+import "errors"
+
+// ServeArg is rein's hidden first argument that makes it a resident engine:
+// rein __resident SOCKET.
+const ServeArg = "__resident"
+
+// $REIN_RESIDENT: Off keeps rein from using or starting resident engines;
+// Require makes a command a resident engine would serve fail when none
+// takes it (to test one).
+const (
+	Off     = "off"
+	Require = "require"
+)
+
+// DefaultIdle is how long, in seconds, a resident engine waits for its
+// next request before it ends ($REIN_RESIDENT_IDLE, a Go duration, sets
+// another).
+const DefaultIdle = 300
+
+// ErrNoEngine: no resident engine listens on the socket (none was started,
+// or it ended as the request came); one may be started for the next.
+var ErrNoEngine = errors.New("no resident engine is running")
+
+// ErrRefused: the resident engine did not take the request, and will not
+// from this caller: rein answers by itself.
+var ErrRefused = errors.New("the resident engine refused the request")
+
+// globalValueFlags are rein's global flags that take the next argument as
+// their value.
+var globalValueFlags = []string{"--recipe", "--preset", "--dir", "--db"}
+
+// Serves reports whether a resident engine may run args (rein's arguments,
+// without the program name): the commands that only decide — rein check,
+// and rein hook claude-code, codex or gemini, which read an agent's call on
+// standard input (not from a terminal: a person typing there would hold the
+// engine for every other caller).
+func Serves(args []string, stdinTerminal bool) bool {
+	var words []string
+	for i := 0; i < len(args) && len(words) < 2; i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return false
+		case contains(globalValueFlags, a):
+			i++
+		case len(a) > 0 && a[0] == '-':
+		default:
+			words = append(words, a)
+		}
+	}
+	if len(words) == 0 {
+		return false
+	}
+	switch words[0] {
+	case "check":
+		return true
+	case "hook":
+		return len(words) == 2 && !stdinTerminal && contains([]string{"claude-code", "codex", "gemini"}, words[1])
+	}
+	return false
+}
+
+func contains(list []string, s string) bool {
+	for _, l := range list {
+		if l == s {
+			return true
+		}
+	}
+	return false
+}
+
+// failure is an error of kind (ErrNoEngine, ErrRefused) with its reason.
+type failure struct {
+	kind error
+	why  string
+}
+
+func (f *failure) Error() string { return f.kind.Error() + ": " + f.why }
+func (f *failure) Unwrap() error { return f.kind }

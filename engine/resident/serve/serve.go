@@ -1,0 +1,34 @@
+// Package serve is the engine's side of package resident: a rein that
+// serves its socket, takes each request from a caller outside any sandbox,
+// and runs it in the caller's folder with the caller's standard streams.
+package serve
+
+import (
+	"os"
+	"time"
+
+	"github.com/reinsh/rein/engine/resident"
+)
+
+// Request is one command a caller handed the resident engine.
+type Request struct {
+	// Args are rein's arguments, without the program name.
+	Args []string
+	// Dir is the caller's working folder (its physical path).
+	Dir string
+	// Stdin, Stdout and Stderr are the caller's own.
+	Stdin, Stdout, Stderr *os.File
+	// StdinTerminal: the caller's standard input is a terminal.
+	StdinTerminal bool
+
+	pwd, oldpwd *string // the caller's $PWD and $OLDPWD (nil: unset)
+}
+
+// Idle is how long an engine waits for a request: $REIN_RESIDENT_IDLE (a
+// Go duration) or resident.DefaultIdle seconds.
+func Idle() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("REIN_RESIDENT_IDLE")); err == nil && d > 0 {
+		return d
+	}
+	return resident.DefaultIdle * time.Second
+}
