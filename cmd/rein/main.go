@@ -113,6 +113,9 @@ type env struct {
 	// warm keeps recipes and policies for the next command: a resident
 	// engine's (nil: none kept).
 	warm *app.Warm
+	// leftBehind: the command returned while work of its own still runs,
+	// which only the process's end stops (a resident engine then ends).
+	leftBehind bool
 	// exiting: the process ends when the command does (rein itself, not a
 	// test running commands in process). A one-shot command then leaves
 	// the database open: closing it copies the log into it and syncs the

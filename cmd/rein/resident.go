@@ -22,7 +22,9 @@ func serveResident(socket string) int {
 			fmt.Fprintf(e.stderr, "rein: internal error: the resident engine was handed %q, which it does not serve\n", r.Args)
 			return exitUsage
 		}
-		return runWith(r.Args, e, cmds)
+		code := runWith(r.Args, e, cmds)
+		r.EndAfter = e.leftBehind
+		return code
 	})
 	if err != nil {
 		return exitUsage

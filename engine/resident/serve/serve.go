@@ -20,6 +20,9 @@ type Request struct {
 	Stdin, Stdout, Stderr *os.File
 	// StdinTerminal: the caller's standard input is a terminal.
 	StdinTerminal bool
+	// EndAfter, set by the command, ends the engine once it has answered:
+	// the command left work running that only a process's end stops.
+	EndAfter bool
 
 	pwd, oldpwd *string // the caller's $PWD and $OLDPWD (nil: unset)
 }

@@ -127,8 +127,11 @@ func serveOne(c *net.UnixConn, run func(*Request) int) {
 	code, crashed := runSafely(run, req)
 	done.Store(true)
 	c.Write(binary.BigEndian.AppendUint32(nil, uint32(int32(code))))
-	if crashed {
+	switch {
+	case crashed:
 		os.Exit(2) // what the command left half done is not trusted
+	case req.EndAfter:
+		os.Exit(0)
 	}
 }
 

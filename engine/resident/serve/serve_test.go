@@ -73,6 +73,9 @@ func testEngine(r *serve.Request) int {
 		io.Copy(io.Discard, r.Stdin)
 	case "panic":
 		panic("on purpose")
+	case "leave":
+		r.EndAfter = true
+		return 5
 	case "stdin":
 		b, _ := io.ReadAll(r.Stdin)
 		fmt.Fprintf(r.Stdout, "read %q\n", b)
@@ -256,5 +259,16 @@ func TestOneEnginePerSocket(t *testing.T) {
 	}
 	if err := caller(socket, t.TempDir(), "caller", "check", "code", "0").Run(); err != nil {
 		t.Errorf("the first engine stopped serving: %v", err)
+	}
+}
+
+// A command that leaves work running ends the engine after its answer.
+func TestEndAfter(t *testing.T) {
+	socket, proc := engine(t, "1m")
+	if err := caller(socket, t.TempDir(), "caller", "check", "leave").Run(); exitCode(err) != 5 {
+		t.Errorf("the caller got %v, want status 5", err)
+	}
+	if err := proc.Wait(); err != nil {
+		t.Errorf("the engine ended with %v", err)
 	}
 }
