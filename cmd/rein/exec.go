@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"github.com/reinsh/rein/engine/app"
@@ -100,7 +99,7 @@ func (c *execCmd) Run(g *Globals, e *env) error {
 		fmt.Fprintln(e.stdout, "(dry run: nothing was run)")
 		return nil
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(e.context(), os.Interrupt)
 	defer stop()
 	opts := runner.RunOptions{Timeout: c.Timeout, Approved: c.Yes, Dir: dir}
 	if !e.stdinTerminal {

@@ -4,6 +4,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +21,7 @@ import (
 	// runs, before the rest of rein starts (its init runs among the first).
 	_ "github.com/reinsh/rein/engine/resident/answer"
 	"github.com/reinsh/rein/engine/sandbox"
+	"github.com/reinsh/rein/engine/store"
 )
 
 // Exit codes shared by every command.
@@ -116,6 +118,10 @@ type env struct {
 	// leftBehind: the command returned while work of its own still runs,
 	// which only the process's end stops (a resident engine then ends).
 	leftBehind bool
+	// ctx is done when whoever asked for the command is gone (a resident
+	// engine's caller): a command that runs programs stops them as on ^C.
+	// nil: never.
+	ctx context.Context
 	// exiting: the process ends when the command does (rein itself, not a
 	// test running commands in process). A one-shot command then leaves
 	// the database open: closing it copies the log into it and syncs the
@@ -126,9 +132,10 @@ type env struct {
 }
 
 // closeStore closes a command's database, unless the process is about to
-// end (env.exiting).
-func (e *env) closeStore(st interface{ Close() error }) {
-	if e == nil || !e.exiting {
+// end (env.exiting) or a resident engine keeps it for the next command
+// (env.warm).
+func (e *env) closeStore(st *store.Store) {
+	if e == nil || !e.exiting && !e.warm.Keeps(st) {
 		st.Close()
 	}
 }
@@ -233,4 +240,12 @@ func durationHint(msg string) string {
 		return ""
 	}
 	return "; did you mean " + n + "s?"
+}
+
+// context is what a command that runs programs stops on besides ^C.
+func (e *env) context() context.Context {
+	if e.ctx == nil {
+		return context.Background()
+	}
+	return e.ctx
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/reinsh/rein/engine/app"
 	"github.com/reinsh/rein/engine/resident/serve"
@@ -14,11 +15,11 @@ import (
 func serveResident(socket string) int {
 	warm := &app.Warm{}
 	err := serve.Serve(socket, serve.Idle(), func(r *serve.Request) int {
-		e := &env{stdin: r.Stdin, stdinTerminal: r.StdinTerminal, stdout: r.Stdout, stderr: r.Stderr, warm: warm}
+		e := &env{stdin: r.Stdin, stdinTerminal: r.StdinTerminal, stdout: r.Stdout, stderr: r.Stderr, warm: warm, ctx: r.Context}
 		// The parser knows the served command alone: whatever the
 		// arguments hold, nothing else can run here.
 		cmds := selectCommands(helpArgs(r.Args))
-		if len(cmds) != 1 || cmds[0].name != "check" && cmds[0].name != "hook" {
+		if len(cmds) != 1 || !slices.Contains([]string{"check", "hook", "exec"}, cmds[0].name) {
 			fmt.Fprintf(e.stderr, "rein: internal error: the resident engine was handed %q, which it does not serve\n", r.Args)
 			return exitUsage
 		}

@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -72,6 +74,8 @@ func (w *residentWorld) stopEngines(t *testing.T) {
 		exec.Command("kill", pid).Run()
 	}
 }
+
+var durations = regexp.MustCompile(`"duration_ms": \d+`)
 
 type reinRun struct {
 	stdout, stderr string
@@ -173,11 +177,23 @@ func TestResidentAnswersAsReinDoes(t *testing.T) {
 		{"hook denied", repo, claude("git push"), []string{"hook", "claude-code"}},
 		{"hook codex", repo, codex, []string{"hook", "codex"}},
 		{"hook malformed", repo, "{not json", []string{"hook", "gemini"}},
+		{"exec", repo, "", []string{"exec", "--preset", "readonly", "cat README.md | wc -l"}},
+		{"exec in a folder below", filepath.Join(repo, "sub"), "", []string{"exec", "--preset", "readonly", "ls ..; pwd"}},
+		{"exec fails", repo, "", []string{"exec", "--preset", "readonly", "ls nothing-here"}},
+		{"exec denied", repo, "", []string{"exec", "--preset", "readonly", "rm README.md"}},
+		{"exec json", repo, "", []string{"exec", "--preset", "readonly", "--json", "head -1 README.md"}},
+		{"exec dry run", repo, "", []string{"exec", "--dry-run", "git push"}},
+		{"exec reads standard input", repo, "line one\nline two\n", []string{"exec", "--preset", "readonly", "sort -r"}},
+		{"exec of the repository's recipe", repo, "", []string{"exec", "go vet ./..."}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			alone := w.run(t, resident.Off, c.dir, c.stdin, c.args...)
 			served := w.run(t, resident.Require, c.dir, c.stdin, c.args...)
+			// How long a run took is the one thing allowed to differ.
+			for _, r := range []*reinRun{&alone, &served} {
+				r.stdout = durations.ReplaceAllString(r.stdout, `"duration_ms": N`)
+			}
 			if served != alone {
 				t.Errorf("served by the resident engine:\n%+v\nby rein alone:\n%+v", served, alone)
 			}
@@ -241,9 +257,12 @@ func TestResidentStartsOnce(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	// Commands that run programs are rein's own, engine or not.
-	if r := w.run(t, resident.Require, repo, "", "exec", "--preset", "readonly", "cat README.md"); r.code != exitOK || r.stdout != "hello\n" {
+	if r := w.run(t, "", repo, "", "exec", "--preset", "readonly", "cat README.md"); r.code != exitOK || r.stdout != "hello\n" {
 		t.Errorf("rein exec: %+v", r)
+	}
+	// Commands that talk to models or serve agents are rein's own.
+	if r := w.run(t, resident.Require, repo, "", "--preset", "readonly", "tools"); r.code != exitOK || !strings.Contains(r.stdout, "run_command") {
+		t.Errorf("rein tools: %+v", r)
 	}
 }
 
@@ -295,5 +314,66 @@ except OSError as e:
 	t.Logf("inside: %s", r.stdout)
 	if strings.Contains(r.stdout, "answer b'a") || !strings.Contains(r.stdout, "unreachable") && !strings.Contains(r.stdout, "answer b'r") {
 		t.Errorf("from inside the sandbox: %+v", r)
+	}
+}
+
+// A served rein exec whose caller is killed (SIGKILL: no word to the
+// engine) stops its command and all it left, as rein's own death does
+// (TestCommandsDieWithRein), records its end, and ends the engine.
+func TestResidentExecDiesWithItsCaller(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts and kills rein")
+	}
+	w := newResidentWorld(t)
+	repo := residentRepo(t)
+	os.WriteFile(filepath.Join(repo, "rein.jsonnet"), []byte(`{ allow: ['sleep *', 'sh *'], shell: { background: 'allow' }, sandbox: { mode: 'workspace-write' } }`), 0o644)
+	socket := w.startEngine(t, resident.Require, repo)
+	marker := "37.43"
+	cmd := exec.Command(w.bin, "exec", "--timeout", "5m", "sh -c 'sleep "+marker+" & sleep "+marker+"'")
+	cmd.Dir = repo
+	cmd.Env = append(append([]string{}, w.env...), "PWD="+repo, "REIN_RESIDENT="+resident.Require)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(sleepers(marker)) < 2 {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the command did not start: %v", sleepers(marker))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := os.Stat(socket + resident.BusySuffix); err != nil {
+		t.Errorf("the engine running rein exec is not marked busy: %v", err)
+	}
+	// A check meanwhile is answered, by a rein of its own.
+	if r := w.run(t, "", repo, "", "check", "sleep 1"); r.code != exitOK {
+		t.Errorf("a check while the engine is busy: %+v", r)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	deadline = time.Now().Add(5 * time.Second)
+	for len(sleepers(marker)) > 0 {
+		if time.Now().After(deadline) {
+			left := sleepers(marker)
+			for _, pid := range left {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+			t.Fatalf("%d processes outlived their caller", len(left))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for i := 0; ; i++ {
+		if _, err := os.Stat(socket); err != nil {
+			break
+		}
+		if i == 250 {
+			t.Fatal("the engine did not end after its caller died")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	r := w.run(t, resident.Off, repo, "", "audit", "--json")
+	if !strings.Contains(r.stdout, marker) || !strings.Contains(r.stdout, `"state":"finished"`) && !strings.Contains(r.stdout, `"exit_code"`) {
+		t.Errorf("the audit log: %+v", r)
 	}
 }

@@ -42,8 +42,8 @@ type Options struct {
 }
 
 // Warm keeps, for a process that answers many commands, the recipes it
-// loaded (while their sources are unchanged: recipe.Memo) and the policies
-// compiled from them for each tool. A policy is a function of its recipe,
+// loaded (while their sources are unchanged: recipe.Memo), the policies
+// compiled from them for each tool, and the databases it opened. A policy is a function of its recipe,
 // tool and home folder: every fact of the file system it asks for, it asks
 // for when it decides. Commands that are handed a kept recipe or policy
 // must not change it.
@@ -51,6 +51,64 @@ type Warm struct {
 	recipes  recipe.Memo
 	mu       sync.Mutex
 	policies map[warmKey]*policy.Policy
+	stores   map[string]keptDB
+}
+
+// keptDB is a database a Warm keeps open, and the file it opened.
+type keptDB struct {
+	st   *store.Store
+	file os.FileInfo
+}
+
+// keptStore is the database kept open for path, if its file is still the
+// one opened (a database removed or replaced is opened again: records
+// written to a file nobody can find would be lost).
+func (w *Warm) keptStore(path string) *store.Store {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	k, ok := w.stores[path]
+	if !ok {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && os.SameFile(fi, k.file) {
+		return k.st
+	}
+	delete(w.stores, path)
+	k.st.Close()
+	return nil
+}
+
+// keepStore keeps st, just opened at path, for the next commands.
+func (w *Warm) keepStore(path string, st *store.Store) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stores == nil {
+		w.stores = map[string]keptDB{}
+	}
+	if old, ok := w.stores[path]; ok {
+		old.st.Close()
+	}
+	w.stores[path] = keptDB{st, fi}
+}
+
+// Keeps reports whether st is a database w keeps open: its user must not
+// close it.
+func (w *Warm) Keeps(st *store.Store) bool {
+	if w == nil {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, k := range w.stores {
+		if k.st == st {
+			return true
+		}
+	}
+	return false
 }
 
 type warmKey struct {
@@ -193,11 +251,31 @@ type PendingStore struct {
 	done chan struct{}
 	st   *store.Store
 	err  error
+	kept bool // a Warm keeps st open
 }
 
-// OpenStoreAsync starts opening the database.
+// OpenStoreAsync starts opening the database. With Warm, the database
+// opened for an earlier command is handed out again while its file is the
+// same one (Warm.Keeps): the caller must not close it.
 func (o Options) OpenStoreAsync() *PendingStore {
 	p := &PendingStore{done: make(chan struct{})}
+	if o.Warm != nil {
+		path := o.DBPath()
+		p.kept = true
+		if st := o.Warm.keptStore(path); st != nil {
+			p.st = st
+			close(p.done)
+			return p
+		}
+		go func() {
+			defer close(p.done)
+			p.st, p.err = o.OpenStore()
+			if p.err == nil {
+				o.Warm.keepStore(path, p.st)
+			}
+		}()
+		return p
+	}
 	go func() {
 		defer close(p.done)
 		p.st, p.err = o.OpenStore()
@@ -213,13 +291,13 @@ func (p *PendingStore) Take() (*store.Store, error) {
 	return st, err
 }
 
-// Discard closes the store if nobody took it.
+// Discard closes the store if nobody took it (and no Warm keeps it).
 func (p *PendingStore) Discard() {
 	<-p.done
-	if p.st != nil {
+	if p.st != nil && !p.kept {
 		p.st.Close()
-		p.st = nil
 	}
+	p.st = nil
 }
 
 // Approval is the repository recipe as it is now, and what the approvals

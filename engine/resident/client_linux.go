@@ -95,8 +95,17 @@ func socketDir() (string, error) {
 // another it would see other files, processes, networks.
 var namespaces = []string{"cgroup", "ipc", "mnt", "net", "pid", "user", "uts"}
 
-// circumstances appends what a resident engine's answers depend on besides
-// a request's arguments and folders to b, as NUL-ended fields.
+// statusFields are the lines of /proc/self/status a command may feel:
+// what it inherits (the file mode mask, groups, blocked and ignored
+// signals, capabilities, CPUs and memory nodes) and the marks of a sandbox.
+var statusFields = []string{"Umask", "Groups", "SigBlk", "SigIgn", "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb",
+	"NoNewPrivs", "Seccomp", "Cpus_allowed_list", "Mems_allowed_list"}
+
+// circumstances appends what a resident engine's answers, and the commands
+// it runs, depend on besides a request's arguments and folders to b, as
+// NUL-ended fields: rein's build, the user, the namespaces, what of the
+// process its children inherit (status fields, resource limits, the OOM
+// score, the scheduling priority), the control groups, the environment.
 func circumstances(b []byte, exe string) ([]byte, error) {
 	put := func(parts ...string) {
 		for _, p := range parts {
@@ -116,31 +125,30 @@ func circumstances(b []byte, exe string) ([]byte, error) {
 		}
 		put(id)
 	}
-	// An engine started from here would refuse every caller (confined).
-	if nnp, _, _ := syscall.RawSyscall(syscall.SYS_PRCTL, prGetNoNewPrivs, 0, 0); nnp != 0 {
-		return nil, errors.New("this process runs with no_new_privs (in a sandbox)")
-	}
-	if mode, _, _ := syscall.RawSyscall(syscall.SYS_PRCTL, prGetSeccomp, 0, 0); mode != 0 {
-		return nil, errors.New("this process runs under a seccomp filter (in a sandbox)")
-	}
-	// Read by setting it: nothing else of this process makes files yet.
-	mask := syscall.Umask(0o022)
-	syscall.Umask(mask)
-	put("umask", itoa(int64(mask)))
-	groups, err := syscall.Getgroups()
+	status, err := readFile("/proc/self/status")
 	if err != nil {
 		return nil, err
 	}
-	b = append(b, "groups"...)
-	for _, g := range groups {
-		b = append(append(b, ' '), itoa(int64(g))...)
+	fields := parseStatus(status)
+	// An engine started from here would refuse every caller.
+	if why := confinedBy(fields); why != "" {
+		return nil, errors.New("this process " + why)
 	}
-	b = append(b, 0)
-	cg, err := readFile("/proc/self/cgroup")
+	for _, f := range statusFields {
+		put(f, fields[f])
+	}
+	prio, err := syscall.Getpriority(syscall.PRIO_PROCESS, 0)
 	if err != nil {
 		return nil, err
 	}
-	put("cgroup", string(cg))
+	put("priority", itoa(int64(prio)))
+	for _, f := range []string{"/proc/self/limits", "/proc/self/oom_score_adj", "/proc/self/cgroup"} {
+		content, err := readFile(f)
+		if err != nil {
+			return nil, err
+		}
+		put(f, string(content))
+	}
 	env := slices.DeleteFunc(syscall.Environ(), func(kv string) bool {
 		return hasPrefix(kv, "PWD=") || hasPrefix(kv, "OLDPWD=")
 	})
@@ -149,22 +157,18 @@ func circumstances(b []byte, exe string) ([]byte, error) {
 	return b, nil
 }
 
-// prctl's questions (linux/prctl.h).
-const (
-	prGetSeccomp    = 21
-	prGetNoNewPrivs = 39
-)
-
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 // confined says how a process whose /proc/PID/status is status is in a
 // sandbox ("" where it is not): no_new_privs, which Landlock and seccomp
 // need, or a seccomp filter.
-func confined(status []byte) string {
-	if statusField(status, "NoNewPrivs") != "0" {
+func confined(status []byte) string { return confinedBy(parseStatus(status)) }
+
+func confinedBy(fields map[string]string) string {
+	if fields["NoNewPrivs"] != "0" {
 		return "runs with no_new_privs (in a sandbox)"
 	}
-	if statusField(status, "Seccomp") != "0" {
+	if fields["Seccomp"] != "0" {
 		return "runs under a seccomp filter (in a sandbox)"
 	}
 	return ""
@@ -173,18 +177,31 @@ func confined(status []byte) string {
 // Confined is confined for a /proc/PID/status (for the engine's side).
 func Confined(status []byte) string { return confined(status) }
 
-// statusField is the value of a field of /proc/PID/status.
-func statusField(status []byte, name string) string {
-	for _, line := range split(string(status), '\n') {
-		if hasPrefix(line, name+":") {
-			v := line[len(name)+1:]
-			for len(v) > 0 && (v[0] == ' ' || v[0] == '\t') {
-				v = v[1:]
-			}
-			return v
+// parseStatus reads the "Name:\tvalue" lines of /proc/PID/status.
+func parseStatus(status []byte) map[string]string {
+	fields := make(map[string]string, 64)
+	for len(status) > 0 {
+		end := 0
+		for end < len(status) && status[end] != '\n' {
+			end++
 		}
+		line := status[:end]
+		for i := 0; i < len(line); i++ {
+			if line[i] == ':' {
+				v := line[i+1:]
+				for len(v) > 0 && (v[0] == ' ' || v[0] == '\t') {
+					v = v[1:]
+				}
+				fields[string(line[:i])] = string(v)
+				break
+			}
+		}
+		if end == len(status) {
+			break
+		}
+		status = status[end+1:]
 	}
-	return ""
+	return fields
 }
 
 // Call hands args (rein's arguments) to the resident engine at socket, to
@@ -192,10 +209,15 @@ func statusField(status []byte, name string) string {
 // error, and returns the command's exit status. ErrNoEngine or ErrRefused
 // (wrapped): the engine did not start the command, and rein may answer by
 // itself. Any other error: the command started and its end is unknown.
-func Call(socket string, args []string) (int, error) {
+// With wait, Call waits for an engine busy with another command rather
+// than withdraw.
+func Call(socket string, args []string, wait bool) (int, error) {
 	msg, err := request(args)
 	if err != nil {
 		return 0, &failure{ErrRefused, err.Error()}
+	}
+	if !wait && busy(socket) {
+		return 0, &failure{ErrRefused, "it is running another command"}
 	}
 	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
@@ -215,9 +237,17 @@ func Call(socket string, args []string) (int, error) {
 		sent = err.Error() + "; "
 	}
 	var answer [1]byte
+	if sent == "" && !wait && !readable(fd, WithdrawAfter) {
+		// Busy with a command that came first: withdraw, unless it has
+		// taken this one meanwhile.
+		syscall.SendmsgN(fd, []byte{Withdraw}, nil, nil, syscall.MSG_NOSIGNAL)
+	}
 	if err := readFull(fd, answer[:]); err != nil {
 		// It ended (idle) as this request came: it took nothing.
 		return 0, &failure{ErrNoEngine, sent + err.Error()}
+	}
+	if answer[0] == Withdrawn {
+		return 0, &failure{ErrRefused, "it was running another command"}
 	}
 	if answer[0] != Accepted {
 		why := make([]byte, 4<<10)
@@ -229,6 +259,42 @@ func Call(socket string, args []string) (int, error) {
 		return 0, errors.New("the resident engine ended before the command did (" + err.Error() + ")")
 	}
 	return int(int32(uint32(code[0])<<24 | uint32(code[1])<<16 | uint32(code[2])<<8 | uint32(code[3]))), nil
+}
+
+// busy reports whether the engine at socket is running a command that
+// may take long. A mark its engine left when it was killed (no engine
+// holds the socket's lock) is not heeded.
+func busy(socket string) bool {
+	var st syscall.Stat_t
+	if syscall.Stat(socket+BusySuffix, &st) != nil {
+		return false
+	}
+	lock, err := syscall.Open(socket+".lock", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer syscall.Close(lock)
+	if syscall.Flock(lock, syscall.LOCK_SH|syscall.LOCK_NB) == nil {
+		return false // nobody serves it
+	}
+	return true
+}
+
+// readable waits up to ms milliseconds for fd to have something to read.
+func readable(fd, ms int) bool {
+	type pollFd struct {
+		fd            int32
+		events, revts int16
+	}
+	p := pollFd{fd: int32(fd), events: 1} // POLLIN
+	ts := syscall.NsecToTimespec(int64(ms) * 1e6)
+	for {
+		n, _, errno := syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&p)), 1, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
+		if errno == syscall.EINTR {
+			continue
+		}
+		return errno != 0 || n > 0 // an error: let the read say
+	}
 }
 
 // request is the request for args from this process.

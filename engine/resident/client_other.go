@@ -16,7 +16,9 @@ func Socket(string) (string, error) { return "", errUnsupported }
 func SocketDir() string { return "" }
 
 // Call is never reached where Socket fails.
-func Call(string, []string) (int, error) { return 0, &failure{ErrNoEngine, errUnsupported.Error()} }
+func Call(string, []string, bool) (int, error) {
+	return 0, &failure{ErrNoEngine, errUnsupported.Error()}
+}
 
 // Start: none outside Linux.
 func Start(string, string) error { return errUnsupported }

@@ -43,26 +43,48 @@ const DefaultIdle = 300
 // or it ended as the request came); one may be started for the next.
 var ErrNoEngine = errors.New("no resident engine is running")
 
-// ErrRefused: the resident engine did not take the request, and will not
-// from this caller: rein answers by itself.
+// ErrRefused: the resident engine did not take the request (it refused
+// this caller, or it is busy with another command): rein answers by itself.
 var ErrRefused = errors.New("the resident engine refused the request")
+
+// Busy and Withdraw: an engine running a command that may take long (rein
+// exec) marks its socket busy, a file named as the socket with this suffix,
+// and callers answer by themselves at once. A caller that finds the engine
+// busy otherwise (the mark came after it looked) withdraws its request
+// after WithdrawAfter: it sends Withdraw, and the engine answers Withdrawn,
+// or Accepted if it took the request first.
+const (
+	BusySuffix    = ".busy"
+	Withdraw      = 'w'
+	Withdrawn     = 'W'
+	WithdrawAfter = 5 // milliseconds
+)
 
 // globalValueFlags are rein's global flags that take the next argument as
 // their value.
 var globalValueFlags = []string{"--recipe", "--preset", "--dir", "--db"}
 
 // Serves reports whether a resident engine may run args (rein's arguments,
-// without the program name): the commands that only decide — rein check,
-// and rein hook claude-code, codex or gemini, which read an agent's call on
-// standard input (not from a terminal: a person typing there would hold the
-// engine for every other caller).
-func Serves(args []string, stdinTerminal bool) bool {
+// without the program name): rein check; rein hook claude-code, codex or
+// gemini, which read an agent's call on standard input; and rein exec. The
+// last two not from a terminal: a person typing there would hold the engine
+// for every other caller, and a terminal's job control (^C, ^Z) reaches the
+// caller, not the engine. Commands that talk to models or serve agents
+// (ask, mcp) and every other one run in rein's own process.
+func Serves(args []string, stdinTerminal bool) bool { return served(args, stdinTerminal) != "" }
+
+// Long reports whether the served command args may run for long (it runs a
+// program): the engine marks itself busy meanwhile.
+func Long(args []string) bool { return served(args, false) == "exec" }
+
+// served is the command Serves would serve ("": none).
+func served(args []string, stdinTerminal bool) string {
 	var words []string
 	for i := 0; i < len(args) && len(words) < 2; i++ {
 		a := args[i]
 		switch {
 		case a == "--":
-			return false
+			return ""
 		case contains(globalValueFlags, a):
 			i++
 		case len(a) > 0 && a[0] == '-':
@@ -71,15 +93,15 @@ func Serves(args []string, stdinTerminal bool) bool {
 		}
 	}
 	if len(words) == 0 {
-		return false
+		return ""
 	}
-	switch words[0] {
-	case "check":
-		return true
-	case "hook":
-		return len(words) == 2 && !stdinTerminal && contains([]string{"claude-code", "codex", "gemini"}, words[1])
+	switch {
+	case words[0] == "check",
+		words[0] == "exec" && !stdinTerminal,
+		words[0] == "hook" && len(words) == 2 && !stdinTerminal && contains([]string{"claude-code", "codex", "gemini"}, words[1]):
+		return words[0]
 	}
-	return false
+	return ""
 }
 
 func contains(list []string, s string) bool {

@@ -35,6 +35,12 @@ func TestAnswerNeedsNoLateInit(t *testing.T) {
 	}
 }
 
+func TestLong(t *testing.T) {
+	if !resident.Long([]string{"--preset", "readonly", "exec", "make"}) || resident.Long([]string{"check", "exec"}) {
+		t.Error("only rein exec marks the engine busy")
+	}
+}
+
 func TestServes(t *testing.T) {
 	for _, tt := range []struct {
 		args     []string
@@ -45,15 +51,17 @@ func TestServes(t *testing.T) {
 		{[]string{"check", "git status"}, true, true},
 		{[]string{"--preset", "readonly", "check", "--json", "ls"}, false, true},
 		{[]string{"--preset=readonly", "check", "ls"}, false, true},
-		{[]string{"--db", "check", "exec", "ls"}, false, false}, // --db takes check as its value
-		{[]string{"check"}, true, true},                         // says at once what is missing
+		{[]string{"--db", "check", "run", "ls"}, false, false}, // --db takes check as its value
+		{[]string{"--db", "check", "exec", "ls"}, false, true},
+		{[]string{"check"}, true, true}, // says at once what is missing
 		{[]string{"hook", "claude-code"}, false, true},
 		{[]string{"hook", "claude"}, false, false},
 		{[]string{"--recipe", "r.jsonnet", "hook", "codex"}, false, true},
 		{[]string{"hook", "gemini"}, true, false}, // a person typing would hold the engine
 		{[]string{"hook", "install", "claude"}, false, false},
 		{[]string{"hook"}, false, false},
-		{[]string{"exec", "ls"}, false, false},
+		{[]string{"exec", "ls"}, false, true},
+		{[]string{"exec", "ls"}, true, false}, // ^C and ^Z reach the caller, not the engine
 		{[]string{"run", "test"}, false, false},
 		{[]string{"ask", "hi"}, false, false},
 		{[]string{"mcp"}, false, false},

@@ -28,7 +28,7 @@ func init() {
 	if err != nil {
 		return
 	}
-	code, err := call(exe, args)
+	code, err := call(exe, args, mode == resident.Require)
 	if err == nil {
 		syscall.Exit(code)
 	}
@@ -40,13 +40,13 @@ func init() {
 }
 
 // call hands args to the resident engine for exe, starting one for the
-// next command if none runs.
-func call(exe string, args []string) (int, error) {
+// next command if none runs; with wait, it waits for a busy engine.
+func call(exe string, args []string, wait bool) (int, error) {
 	socket, err := resident.Socket(exe)
 	if err != nil {
 		return 0, &noEngine{err}
 	}
-	code, err := resident.Call(socket, args)
+	code, err := resident.Call(socket, args, wait)
 	if errors.Is(err, resident.ErrNoEngine) && !temporary(exe) {
 		if serr := resident.Start(exe, socket); serr != nil {
 			return 0, errors.Join(err, serr)

@@ -4,6 +4,7 @@
 package serve
 
 import (
+	"context"
 	"os"
 	"time"
 
@@ -23,8 +24,12 @@ type Request struct {
 	// EndAfter, set by the command, ends the engine once it has answered:
 	// the command left work running that only a process's end stops.
 	EndAfter bool
+	// Context is done when the caller ends before the command does: the
+	// command should stop as it would on ^C (the engine then ends).
+	Context context.Context
 
 	pwd, oldpwd *string // the caller's $PWD and $OLDPWD (nil: unset)
+	withdrawn   bool    // the caller withdrew it before it was read whole
 }
 
 // Idle is how long an engine waits for a request: $REIN_RESIDENT_IDLE (a

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -26,11 +27,11 @@ const maxRequest = 16 << 20
 
 // Serve makes this process the resident engine at socket: it runs each
 // request it takes with run, one at a time, in the caller's folder and with
-// its $PWD and $OLDPWD, and returns once no request came for idle. It
-// returns nil at once when another engine serves the socket. A caller that
-// ends while its command runs ends this engine (status 3), as it would
-// have ended the rein that ran the command; a command that panics ends it
-// after its answer.
+// its $PWD and $OLDPWD, and returns once no request came or ran for idle.
+// It returns nil at once when another engine serves the socket. Callers
+// wait for their turn or withdraw; one that ends while its command runs
+// stops the command (Request.Context) and ends the engine after it; a
+// command that panics ends it after its answer.
 func Serve(socket string, idle time.Duration, run func(*Request) int) error {
 	closeInherited()
 	lock, err := os.OpenFile(socket+".lock", os.O_CREATE|os.O_RDWR, 0o600)
@@ -45,22 +46,46 @@ func Serve(socket string, idle time.Duration, run func(*Request) int) error {
 		return err
 	}
 	os.Remove(socket) // an engine that was killed left it
+	os.Remove(socket + resident.BusySuffix)
 	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: socket, Net: "unix"})
 	if err != nil {
 		return err
 	}
 	defer l.Close() // which removes the socket, under the lock
+	e := &engine{socket: socket, run: run, turn: make(chan struct{}, 1)}
 	for {
 		l.SetDeadline(time.Now().Add(idle))
 		c, err := l.AcceptUnix()
 		if err != nil {
-			if ne, ok := err.(net.Error); ok && ne.Timeout() {
+			if ne, ok := err.(net.Error); ok && ne.Timeout() && e.idle(idle) {
 				return nil
+			}
+			if ne, ok := err.(net.Error); ok && ne.Timeout() {
+				continue
 			}
 			return err
 		}
-		serveOne(c, run)
+		e.waiting.Add(1)
+		go e.serve(c)
 	}
+}
+
+// engine is Serve's state.
+type engine struct {
+	socket string
+	run    func(*Request) int
+	// turn is held by the request that runs: one at a time, as rein runs
+	// one command.
+	turn chan struct{}
+	// waiting counts the connections being served; last is when the
+	// last request ended (unix nanoseconds).
+	waiting atomic.Int64
+	last    atomic.Int64
+}
+
+// idle reports whether nothing ran or waited for d.
+func (e *engine) idle(d time.Duration) bool {
+	return e.waiting.Load() == 0 && time.Since(time.Unix(0, e.last.Load())) >= d
 }
 
 // closeInherited closes the descriptors this engine inherited from the
@@ -88,9 +113,11 @@ func closeInherited() {
 	}
 }
 
-// serveOne takes one request from c, if its caller may make it, and runs it.
-func serveOne(c *net.UnixConn, run func(*Request) int) {
+// serve takes one request from c, if its caller may make it, waits for
+// its turn unless the caller withdraws it or ends, and runs it.
+func (e *engine) serve(c *net.UnixConn) {
 	defer c.Close()
+	defer func() { e.last.Store(time.Now().UnixNano()); e.waiting.Add(-1) }()
 	c.SetDeadline(time.Now().Add(5 * time.Second)) // for the request itself
 	err := peerOutsideSandbox(c)
 	var req *Request
@@ -99,9 +126,6 @@ func serveOne(c *net.UnixConn, run func(*Request) int) {
 	}
 	if err == nil && !resident.Serves(req.Args, req.StdinTerminal) {
 		err = fmt.Errorf("rein %s is not served by a resident engine", strings.Join(req.Args, " "))
-	}
-	if err == nil {
-		err = req.enter()
 	}
 	if err != nil {
 		if req != nil {
@@ -112,27 +136,89 @@ func serveOne(c *net.UnixConn, run func(*Request) int) {
 	}
 	defer req.close()
 	c.SetDeadline(time.Time{})
+	// The caller sends nothing more but a withdrawal: a read ends when it
+	// withdraws or ends.
+	withdrawn, ended := make(chan struct{}), make(chan struct{})
+	go func() {
+		var once sync.Once
+		var b [1]byte
+		for {
+			n, err := c.Read(b[:])
+			if err != nil || n == 0 {
+				close(ended)
+				return
+			}
+			if b[0] == resident.Withdraw {
+				once.Do(func() { close(withdrawn) })
+			}
+		}
+	}()
+	if req.withdrawn {
+		c.Write([]byte{resident.Withdrawn})
+		return
+	}
+	select {
+	case e.turn <- struct{}{}:
+		defer func() { <-e.turn }()
+	case <-withdrawn:
+		c.Write([]byte{resident.Withdrawn})
+		return
+	case <-ended:
+		return
+	}
+	select {
+	case <-withdrawn: // it came as the turn did
+		c.Write([]byte{resident.Withdrawn})
+		return
+	default:
+	}
+	if err := req.enter(); err != nil {
+		c.Write(append([]byte{resident.Refused}, err.Error()...))
+		return
+	}
+	if resident.Long(req.Args) {
+		if f, err := os.Create(e.socket + resident.BusySuffix); err == nil {
+			f.Close()
+			defer os.Remove(e.socket + resident.BusySuffix)
+		}
+	}
 	if _, err := c.Write([]byte{resident.Accepted}); err != nil {
 		return
 	}
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	req.Context = ctx
 	var done atomic.Bool
 	go func() {
-		// The caller sends nothing more: this read ends when it does.
-		var b [1]byte
-		c.Read(b[:])
+		<-ended
+		if done.Load() {
+			return
+		}
+		// Stop the command as ^C would; an engine whose command does not
+		// stop soon after ends itself.
+		stop()
+		time.Sleep(10 * time.Second)
 		if !done.Load() {
-			os.Exit(3)
+			e.exit(3)
 		}
 	}()
-	code, crashed := runSafely(run, req)
+	code, crashed := runSafely(e.run, req)
 	done.Store(true)
 	c.Write(binary.BigEndian.AppendUint32(nil, uint32(int32(code))))
 	switch {
 	case crashed:
-		os.Exit(2) // what the command left half done is not trusted
-	case req.EndAfter:
-		os.Exit(0)
+		e.exit(2) // what the command left half done is not trusted
+	case req.EndAfter, ctx.Err() != nil:
+		e.exit(0)
 	}
+}
+
+// exit ends the engine now, its socket and busy mark first (it holds the
+// lock): the next caller starts another.
+func (e *engine) exit(code int) {
+	os.Remove(e.socket)
+	os.Remove(e.socket + resident.BusySuffix)
+	os.Exit(code)
 }
 
 // runSafely runs req; a panic is reported on the caller's standard error,
@@ -212,6 +298,9 @@ func (r *Request) read(c *net.UnixConn, head []byte) error {
 		}
 	}
 	body := msg.Bytes()
+	if len(body) == size+1 && body[size] == resident.Withdraw {
+		r.withdrawn, body = true, body[:size] // it came with the request
+	}
 	if len(body) != size || size == 0 || body[size-1] != 0 {
 		return errors.New("a damaged request")
 	}

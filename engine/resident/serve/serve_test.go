@@ -39,7 +39,7 @@ func TestMain(m *testing.M) {
 				panic(err)
 			}
 		}
-		code, err := resident.Call(os.Getenv("RESIDENT_SOCKET"), strings.Fields(os.Getenv("RESIDENT_ARGS")))
+		code, err := resident.Call(os.Getenv("RESIDENT_SOCKET"), strings.Fields(os.Getenv("RESIDENT_ARGS")), false)
 		switch {
 		case errors.Is(err, resident.ErrNoEngine):
 			fmt.Fprintln(os.Stderr, "no engine:", err)
@@ -57,8 +57,8 @@ func TestMain(m *testing.M) {
 }
 
 // testEngine answers "check ..." requests: echo prints its folder and
-// arguments, code N ends with N, block waits for standard input to end,
-// panic panics.
+// arguments, code N ends with N, wait waits for the caller to end, panic
+// panics, leave leaves work running.
 func testEngine(r *serve.Request) int {
 	wd, _ := os.Getwd()
 	switch r.Args[1] {
@@ -68,9 +68,9 @@ func testEngine(r *serve.Request) int {
 	case "code":
 		n, _ := strconv.Atoi(r.Args[2])
 		return n
-	case "block":
-		fmt.Fprintln(r.Stdout, "blocked")
-		io.Copy(io.Discard, r.Stdin)
+	case "wait":
+		fmt.Fprintln(r.Stdout, "waiting")
+		<-r.Context.Done()
 	case "panic":
 		panic("on purpose")
 	case "leave":
@@ -166,7 +166,7 @@ func TestRequestsRunAsTheirCallers(t *testing.T) {
 // Commands that run programs are never served, whoever asks.
 func TestRefusesWhatItDoesNotServe(t *testing.T) {
 	socket, _ := engine(t, "1m")
-	out, err := caller(socket, t.TempDir(), "caller", "exec", "echo").CombinedOutput()
+	out, err := caller(socket, t.TempDir(), "caller", "run", "echo").CombinedOutput()
 	if exitCode(err) != 101 || !strings.Contains(string(out), "not served") {
 		t.Errorf("%v: %s", err, out)
 	}
@@ -182,18 +182,17 @@ func TestRefusesCallersInASandbox(t *testing.T) {
 	}
 }
 
-// A caller that dies while its command runs ends the engine, as its death
-// would have ended an engine of its own.
+// A caller that dies while its command runs stops the command (its
+// Context is done, as ^C would stop it) and ends the engine, as its death
+// would have ended a rein of its own.
 func TestCallersDeathEndsTheEngine(t *testing.T) {
 	socket, proc := engine(t, "1m")
-	c := caller(socket, t.TempDir(), "caller", "check", "block")
-	stdin, _ := c.StdinPipe() // never closed: the command blocks
-	defer stdin.Close()
+	c := caller(socket, t.TempDir(), "caller", "check", "wait")
 	stdout, _ := c.StdoutPipe()
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "blocked\n" {
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "waiting\n" {
 		t.Fatalf("%q %v", line, err)
 	}
 	c.Process.Kill()
@@ -202,8 +201,8 @@ func TestCallersDeathEndsTheEngine(t *testing.T) {
 	go func() { ended <- proc.Wait() }()
 	select {
 	case err := <-ended:
-		if exitCode(err) != 3 {
-			t.Errorf("the engine ended with %v, want status 3", err)
+		if err != nil {
+			t.Errorf("the engine ended with %v, want status 0 (its command stopped)", err)
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("the engine still runs after its caller died")
@@ -270,5 +269,35 @@ func TestEndAfter(t *testing.T) {
 	}
 	if err := proc.Wait(); err != nil {
 		t.Errorf("the engine ended with %v", err)
+	}
+}
+
+// An engine busy with a command answers nobody else, and its callers do
+// not wait for it: a command that may run long (rein exec) marks the
+// engine busy, and they answer by themselves at once; otherwise they
+// withdraw their request after resident.WithdrawAfter.
+func TestBusyEngineIsPassedBy(t *testing.T) {
+	for _, first := range []string{"exec", "check"} {
+		t.Run(first, func(t *testing.T) {
+			socket, _ := engine(t, "1m")
+			c := caller(socket, t.TempDir(), "caller", first, "wait")
+			stdout, _ := c.StdoutPipe()
+			if err := c.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { c.Process.Kill(); c.Wait() }()
+			if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "waiting\n" {
+				t.Fatalf("%q %v", line, err)
+			}
+			_, err := os.Stat(socket + resident.BusySuffix)
+			if marked := err == nil; marked != (first == "exec") {
+				t.Errorf("busy mark: %v", err)
+			}
+			start := time.Now()
+			out, err := caller(socket, t.TempDir(), "caller", "check", "echo").CombinedOutput()
+			if exitCode(err) != 101 || time.Since(start) > 2*time.Second {
+				t.Errorf("the second caller: %v after %v: %s", err, time.Since(start), out)
+			}
+		})
 	}
 }
