@@ -108,7 +108,7 @@ func (c *execCmd) Run(g *Globals, e *env) error {
 	if !c.JSON {
 		opts.Stdout, opts.Stderr = e.stdout, e.stderr
 	}
-	run, err := app.NewRunner(p, e.stderr)
+	run, err := e.warm.NewRunner(p, e.stderr)
 	if err != nil {
 		return err
 	}

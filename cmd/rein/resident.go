@@ -25,8 +25,12 @@ func serveResident(socket string) int {
 		}
 		code := runWith(r.Args, e, cmds)
 		r.EndAfter = e.leftBehind
+		if cmds[0].name == "exec" {
+			r.After = warm.Refill // a sandbox helper for the next one
+		}
 		return code
 	})
+	warm.Close()
 	if err != nil {
 		return exitUsage
 	}

@@ -49,6 +49,7 @@ type Options struct {
 // must not change it.
 type Warm struct {
 	recipes  recipe.Memo
+	standby  runner.Standby
 	mu       sync.Mutex
 	policies map[warmKey]*policy.Policy
 	stores   map[string]keptDB
@@ -194,6 +195,13 @@ func SandboxWith(r *recipe.Recipe, st sandbox.Status) (*sandbox.Config, string, 
 // NewRunner makes the runner for a policy, in the recipe's sandbox; a
 // warning (no sandbox here, and the recipe says warn) goes to warn.
 func NewRunner(p *policy.Policy, warn io.Writer) (*runner.Runner, error) {
+	return (*Warm)(nil).NewRunner(p, warn)
+}
+
+// NewRunner is app.NewRunner for a process that runs one command after
+// another: its programs' sandbox helpers are started ahead, between
+// commands (runner.Standby; see Refill).
+func (w *Warm) NewRunner(p *policy.Policy, warn io.Writer) (*runner.Runner, error) {
 	cfg, warning, err := Sandbox(p.Recipe())
 	if err != nil {
 		return nil, err
@@ -201,8 +209,20 @@ func NewRunner(p *policy.Policy, warn io.Writer) (*runner.Runner, error) {
 	if warning != "" && warn != nil {
 		fmt.Fprintln(warn, warning)
 	}
-	return runner.New(p, runner.Options{Sandbox: cfg}), nil
+	opts := runner.Options{Sandbox: cfg}
+	if w != nil {
+		opts.Standby = &w.standby
+	}
+	return runner.New(p, opts), nil
 }
+
+// Refill starts a sandbox helper ahead for the next command, like the
+// last command's programs', if any ran (runner.Standby.Refill). Call it
+// between commands.
+func (w *Warm) Refill() { w.standby.Refill() }
+
+// Close ends what w keeps running: a helper started ahead.
+func (w *Warm) Close() { w.standby.Close() }
 
 // Run is what a command that runs things works with: the policy (and
 // through it the recipe) and the runner that enforces it.

@@ -424,6 +424,30 @@ func GatedCommand(self string, fd int, path string, argv []string) (string, []st
 	return self, append([]string{"rein-sandbox", HelperArg, GateArg + strconv.Itoa(fd), path}, argv...)
 }
 
+// StandbyArg, with a file descriptor after it, is the helper's one
+// argument when it is started ahead of its command (by a resident engine,
+// between commands): it reads what to run — Launch, then the caller's three
+// standard streams — from that descriptor, a unix socket, and then its
+// configuration as GatedCommand's helper does.
+const StandbyArg = "standby:"
+
+// StandbyCommand is the invocation of a helper started ahead of its
+// command, reading from descriptor fd (see StandbyArg).
+func StandbyCommand(self string, fd int) (string, []string) {
+	return self, []string{"rein-sandbox", HelperArg, StandbyArg + strconv.Itoa(fd)}
+}
+
+// Launch is what a helper started ahead runs: the program, its arguments
+// and environment, and its folder. It comes as four bytes of length (big-
+// endian) and that much JSON, with the standard input, output and error
+// the program gets.
+type Launch struct {
+	Path string   `json:"path"`
+	Argv []string `json:"argv"`
+	Env  []string `json:"env"`
+	Dir  string   `json:"dir"`
+}
+
 // Gate is the helper's configuration as GatedCommand's helper reads it: c,
 // prepared, as one line of JSON.
 func (c *Config) Gate() ([]byte, error) {

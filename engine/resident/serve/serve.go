@@ -27,6 +27,9 @@ type Request struct {
 	// Context is done when the caller ends before the command does: the
 	// command should stop as it would on ^C (the engine then ends).
 	Context context.Context
+	// After, set by the command, runs once the caller has its answer:
+	// work for the next command, off this one's time.
+	After func()
 
 	pwd, oldpwd *string // the caller's $PWD and $OLDPWD (nil: unset)
 	withdrawn   bool    // the caller withdrew it before it was read whole

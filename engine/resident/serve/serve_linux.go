@@ -211,6 +211,9 @@ func (e *engine) serve(c *net.UnixConn) {
 	case req.EndAfter, ctx.Err() != nil:
 		e.exit(0)
 	}
+	if req.After != nil {
+		req.After()
+	}
 }
 
 // exit ends the engine now, its socket and busy mark first (it holds the
