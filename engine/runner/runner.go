@@ -99,6 +99,12 @@ func New(p *policy.Policy, opts Options) *Runner {
 		// cost 0.4 ms a run: the helper's fork then copies rein's memory
 		// while it changes. os's check of pidfds is a vfork, and pays.
 		warmProcessStart()
+		if opts.Standby != nil {
+			// With a helper started ahead there is no fork to wait for:
+			// the facts are worked out while the command is vetted and
+			// recorded, not after.
+			go opts.Sandbox.Prepare()
+		}
 	}
 	return run
 }
