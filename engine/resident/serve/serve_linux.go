@@ -159,7 +159,25 @@ func (e *engine) serve(c *net.UnixConn) {
 	}
 	select {
 	case e.turn <- struct{}{}:
-		defer func() { <-e.turn }()
+		released := false
+		release := func() {
+			if !released {
+				released = true
+				<-e.turn
+			}
+		}
+		defer release()
+		defer func() {
+			// The work for the next command is done in nobody's turn, and
+			// with the caller's streams let go: a reader of its output
+			// waits for their end.
+			if req.After != nil {
+				req.close()
+				c.Close()
+				release()
+				req.After()
+			}
+		}()
 	case <-withdrawn:
 		c.Write([]byte{resident.Withdrawn})
 		return
@@ -210,9 +228,6 @@ func (e *engine) serve(c *net.UnixConn) {
 		e.exit(2) // what the command left half done is not trusted
 	case req.EndAfter, ctx.Err() != nil:
 		e.exit(0)
-	}
-	if req.After != nil {
-		req.After()
 	}
 }
 
@@ -341,7 +356,7 @@ func rights(oob []byte) ([]int, error) {
 }
 
 func (r *Request) close() {
-	r.Stdin.Close()
+	r.Stdin.Close() // a second close is a harmless error
 	r.Stdout.Close()
 	r.Stderr.Close()
 }
