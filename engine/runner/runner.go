@@ -103,7 +103,7 @@ func New(p *policy.Policy, opts Options) *Runner {
 			// With a helper started ahead there is no fork to wait for:
 			// the facts are worked out while the command is vetted and
 			// recorded, not after.
-			go opts.Sandbox.Prepare()
+			go opts.Sandbox.WorkOut()
 		}
 	}
 	return run

@@ -139,6 +139,31 @@ func (c *Config) Prepare() {
 	f := c.facts
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	g := c.workOut(f)
+	c.Hide, c.Read, c.Grants = f.hide, f.read, g
+	c.HideServices, c.Cover = nil, nil
+	if c.Isolate {
+		c.HideServices, c.Cover = f.services, f.covers
+		if c.Network {
+			c.HideServices = append(slices.Clip(f.services), f.netServices...)
+		}
+	}
+}
+
+// WorkOut works out, ahead, the facts Prepare fills in for c's copies,
+// without changing c (which they may be copied from meanwhile).
+func (c *Config) WorkOut() {
+	if c == nil || c.facts == nil {
+		return
+	}
+	c.facts.mu.Lock()
+	defer c.facts.mu.Unlock()
+	c.workOut(c.facts)
+}
+
+// workOut works f out again if it is stale, and returns the read grants for
+// c; f is locked.
+func (c *Config) workOut(f *facts) *ReadGrants {
 	if f.at.IsZero() || time.Since(f.at) > factsTTL {
 		f.hide = hidden(f.deny, c.Workspace, f.toolConfig)
 		f.read = nil
@@ -160,14 +185,7 @@ func (c *Config) Prepare() {
 		g = readGrants(c.readRoots(f.read), hide)
 		f.grants[c.Isolate] = g
 	}
-	c.Hide, c.Read, c.Grants = f.hide, f.read, g
-	c.HideServices, c.Cover = nil, nil
-	if c.Isolate {
-		c.HideServices, c.Cover = f.services, f.covers
-		if c.Network {
-			c.HideServices = append(slices.Clip(f.services), f.netServices...)
-		}
-	}
+	return g
 }
 
 // readRoots are the places reading is granted from: everywhere, or with
