@@ -335,14 +335,7 @@ func TestResidentExecDiesWithItsCaller(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for len(sleepers(marker)) < 2 {
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("the command did not start: %v", sleepers(marker))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	awaitSleepers(t, marker, cmd)
 	if _, err := os.Stat(socket + resident.BusySuffix); err != nil {
 		t.Errorf("the engine running rein exec is not marked busy: %v", err)
 	}
@@ -352,17 +345,7 @@ func TestResidentExecDiesWithItsCaller(t *testing.T) {
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
-	deadline = time.Now().Add(5 * time.Second)
-	for len(sleepers(marker)) > 0 {
-		if time.Now().After(deadline) {
-			left := sleepers(marker)
-			for _, pid := range left {
-				syscall.Kill(pid, syscall.SIGKILL)
-			}
-			t.Fatalf("%d processes outlived their caller", len(left))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	awaitNoSleepers(t, marker, "their caller")
 	for i := 0; ; i++ {
 		if _, err := os.Stat(socket); err != nil {
 			break
