@@ -113,7 +113,7 @@ func yesNo(b bool) string {
 	return "no (needs ABI 4)"
 }
 
-// residentState says whether rein check and rein hook are answered by a
+// residentState says whether rein check, hook and exec are answered by a
 // resident engine here, and where it listens.
 func residentState() string {
 	if os.Getenv("REIN_RESIDENT") == resident.Off {
@@ -128,7 +128,7 @@ func residentState() string {
 		return "no: " + err.Error()
 	}
 	if _, err := os.Stat(socket); err != nil {
-		return "none running; the next rein check or rein hook starts one at " + socket
+		return "none running; the next rein check, hook or exec starts one at " + socket
 	}
-	return "rein check and rein hook are answered by the engine at " + socket + " (REIN_RESIDENT=off turns it off)"
+	return "rein check, hook and exec are answered by the engine at " + socket + " (REIN_RESIDENT=off turns it off)"
 }
