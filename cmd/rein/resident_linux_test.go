@@ -360,3 +360,36 @@ func TestResidentExecDiesWithItsCaller(t *testing.T) {
 		t.Errorf("the audit log: %+v", r)
 	}
 }
+
+// The engine keeps the database open between commands, but not a file that
+// is gone: a database moved aside (or removed) is opened again where the
+// next command's record belongs, and nothing is written where nobody can
+// find it.
+func TestResidentReopensAMovedDatabase(t *testing.T) {
+	w := newResidentWorld(t)
+	repo := residentRepo(t)
+	w.startEngine(t, resident.Require, repo)
+	exec := func(text string) {
+		t.Helper()
+		if r := w.run(t, resident.Require, repo, "", "exec", "--preset", "readonly", text); r.code != exitOK {
+			t.Fatalf("%s: %+v", text, r)
+		}
+	}
+	exec("echo first")
+	var db string
+	for _, kv := range w.env {
+		if v, ok := strings.CutPrefix(kv, "REIN_DB="); ok {
+			db = v
+		}
+	}
+	if err := os.Rename(db, db+".old"); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(db + "-wal")
+	os.Remove(db + "-shm")
+	exec("echo second")
+	r := w.run(t, resident.Off, repo, "", "audit", "--json")
+	if !strings.Contains(r.stdout, "echo second") || strings.Contains(r.stdout, "echo first") {
+		t.Errorf("the database at REIN_DB after it was moved aside: %+v", r)
+	}
+}
