@@ -1,19 +1,21 @@
-// Package resident lets rein answer its vetting commands from an engine
-// kept warm between commands. The first rein check or rein hook finds no
+// Package resident lets rein answer its commands from an engine kept warm
+// between commands. The first rein check, rein hook or rein exec finds no
 // resident engine, starts one in the background (rein __resident SOCKET,
-// which serves until it is idle: package serve), and answers by itself; the
+// which serves until it is idle: package serve), and goes on by itself; the
 // next ones hand their arguments, working folder and standard streams to it
 // over a unix socket only the user can reach, and end with its status. A
 // warm engine has paid the runtime's start, the package initialisations and
-// the page faults of a 30 MB program already: what is left is the check.
+// the page faults of a 30 MB program already, keeps the recipe and policy it
+// compiled, and starts the next program's sandbox helper between commands.
 //
 // A resident engine must answer exactly as rein would. So it serves one
-// user, one build of rein, one set of namespaces, control groups and file
-// mode mask, and one environment (the socket's name is a digest of them
-// all), runs one request at a time in its caller's folder, and reads and
-// writes its caller's own file descriptors. Commands that run programs or
-// talk to models are never served. It serves no caller inside a sandbox: a
-// command rein runs must not reach an engine outside it.
+// user, one build of rein, one set of namespaces and of what a process's
+// children inherit, and one environment (the socket's name is a digest of
+// them all), runs one command at a time in its caller's folder, and reads
+// and writes its caller's own file descriptors. Commands that talk to
+// models or serve agents are never served, nor is anything from a
+// terminal but rein check. It serves no caller inside a sandbox: a command
+// rein runs must not reach an engine outside it.
 //
 // This package is the caller's side, and it imports only what has no
 // initialisation of its own besides syscall: package answer calls it from

@@ -1,11 +1,12 @@
-// Package answer lets rein answer a vetting command (rein check, rein
-// hook) from a resident engine before its own start. cmd/rein imports it
-// for its init, which needs nothing but package resident and syscall and so
-// runs among the first of the program's: when a resident engine takes the
-// command, rein ends with its status there, before the initialisations of
-// the recipe language, the database and the rest (most of rein's start).
-// When none is running, it starts one for the next command and rein goes on
-// to answer by itself. $REIN_RESIDENT=off turns both off.
+// Package answer lets rein hand a command it may (rein check, rein hook,
+// rein exec: resident.Serves) to a resident engine before its own start.
+// cmd/rein imports it for its init, which needs nothing but package
+// resident and syscall and so runs among the first of the program's: when a
+// resident engine takes the command, rein ends with its status there,
+// before the initialisations of the recipe language, the database and the
+// rest (most of rein's start). When none is running, it starts one for the
+// next command and rein goes on by itself. $REIN_RESIDENT=off turns both
+// off.
 package answer
 
 import (
@@ -33,7 +34,8 @@ func init() {
 		syscall.Exit(code)
 	}
 	if mode == resident.Require || !errors.Is(err, resident.ErrNoEngine) && !errors.Is(err, resident.ErrRefused) {
-		// Required, or started and lost: answering again could say twice.
+		// Required, or started and lost: answering again could say (or
+		// run) it twice.
 		syscall.Write(2, []byte("rein: "+err.Error()+"\n"))
 		syscall.Exit(2)
 	}
