@@ -292,11 +292,12 @@ func probeResident(t *testing.T, python string, w *residentWorld) {
 	req = append(req, byte(len(body)>>24), byte(len(body)>>16), byte(len(body)>>8), byte(len(body)))
 	req = append(req, body...)
 	os.WriteFile(filepath.Join(repo, "request"), req, 0o644)
-	os.WriteFile(filepath.Join(repo, "probe.py"), []byte(`import socket, sys
+	os.WriteFile(filepath.Join(repo, "probe.py"), []byte(`import os, socket, sys
 s = socket.socket(socket.AF_UNIX)
 try:
     s.connect(sys.argv[1])
-    socket.send_fds(s, [open('request', 'rb').read()], [0, 1, 2])
+    null = os.open('/dev/null', os.O_RDWR)
+    socket.send_fds(s, [open('request', 'rb').read()], [null, null, null])
     print('answer', repr(s.recv(200)))
 except OSError as e:
     print('unreachable', e)

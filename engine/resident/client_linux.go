@@ -18,11 +18,13 @@ import (
 // physical working folder, its $PWD and $OLDPWD (each "=" and the value, or
 // empty where unset), then rein's arguments (none of which may hold a NUL).
 // Its first bytes bring the caller's standard input, output and error. The
-// engine answers Accepted (then, when the command ends, its exit status as
+// engine answers Accepted (the caller then makes itself undumpable and says
+// Hardened, and the engine runs the command; when it ends, its status as
 // four bytes) or Refused and why.
 const (
 	Magic    = "rein-resident/1\x00"
 	Accepted = 'a'
+	Hardened = 'h'
 	Refused  = 'r'
 )
 
@@ -253,6 +255,16 @@ func Call(socket string, args []string, wait bool) (int, error) {
 		why := make([]byte, 4<<10)
 		n, _ := syscall.Read(fd, why)
 		return 0, &failure{ErrRefused, string(why[:max(n, 0)])}
+	}
+	// Checked by the engine (which reads this process's namespaces off
+	// /proc, as only a dumpable process lets it): now, before the command
+	// runs, nothing of this user's may read this process's environment
+	// (the API keys) or memory through /proc, as rein makes itself in main.
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_DUMPABLE, 0, 0); errno != 0 {
+		return 0, &failure{ErrRefused, "cannot harden this process: " + errno.Error()}
+	}
+	if _, err := syscall.SendmsgN(fd, []byte{Hardened}, nil, nil, syscall.MSG_NOSIGNAL); err != nil {
+		return 0, &failure{ErrNoEngine, err.Error()}
 	}
 	var code [4]byte
 	if err := readFull(fd, code[:]); err != nil {

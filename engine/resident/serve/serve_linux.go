@@ -138,9 +138,9 @@ func (e *engine) serve(c *net.UnixConn) {
 	c.SetDeadline(time.Time{})
 	// The caller sends nothing more but a withdrawal: a read ends when it
 	// withdraws or ends.
-	withdrawn, ended := make(chan struct{}), make(chan struct{})
+	withdrawn, hardened, ended := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	go func() {
-		var once sync.Once
+		var withdraw, harden sync.Once
 		var b [1]byte
 		for {
 			n, err := c.Read(b[:])
@@ -148,8 +148,11 @@ func (e *engine) serve(c *net.UnixConn) {
 				close(ended)
 				return
 			}
-			if b[0] == resident.Withdraw {
-				once.Do(func() { close(withdrawn) })
+			switch b[0] {
+			case resident.Withdraw:
+				withdraw.Do(func() { close(withdrawn) })
+			case resident.Hardened:
+				harden.Do(func() { close(hardened) })
 			}
 		}
 	}()
@@ -201,6 +204,13 @@ func (e *engine) serve(c *net.UnixConn) {
 		}
 	}
 	if _, err := c.Write([]byte{resident.Accepted}); err != nil {
+		return
+	}
+	// The caller, checked, makes itself undumpable before its command runs:
+	// the command must not read its environment (TestOwnEnvironmentUnreadable).
+	select {
+	case <-hardened:
+	case <-ended:
 		return
 	}
 	ctx, stop := context.WithCancel(context.Background())
