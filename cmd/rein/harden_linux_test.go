@@ -96,7 +96,14 @@ func ownEnvironmentUnreadable(t *testing.T, mode string) {
 	}
 	pids := []int{rein.Process.Pid}
 	if mode == resident.Require {
-		out, _ := exec.Command("pgrep", "-f", bin+" "+resident.ServeArg).Output()
+		// An engine started as the first one came up ends at once.
+		var out []byte
+		for i := 0; i < 100; i++ {
+			if out, _ = exec.Command("pgrep", "-f", bin+" "+resident.ServeArg).Output(); len(strings.Fields(string(out))) == 1 {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
 		for _, f := range strings.Fields(string(out)) {
 			pid, _ := strconv.Atoi(f)
 			pids = append(pids, pid)

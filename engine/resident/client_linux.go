@@ -278,18 +278,18 @@ func Call(socket string, args []string, wait bool) (int, error) {
 // holds the socket's lock) is not heeded.
 func busy(socket string) bool {
 	var st syscall.Stat_t
-	if syscall.Stat(socket+BusySuffix, &st) != nil {
-		return false
-	}
+	return syscall.Stat(socket+BusySuffix, &st) == nil && held(socket)
+}
+
+// held reports whether an engine holds the lock of socket: it serves it,
+// or is about to.
+func held(socket string) bool {
 	lock, err := syscall.Open(socket+".lock", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return false
 	}
 	defer syscall.Close(lock)
-	if syscall.Flock(lock, syscall.LOCK_SH|syscall.LOCK_NB) == nil {
-		return false // nobody serves it
-	}
-	return true
+	return syscall.Flock(lock, syscall.LOCK_SH|syscall.LOCK_NB) != nil
 }
 
 // readable waits up to ms milliseconds for fd to have something to read.
@@ -360,6 +360,9 @@ func readFull(fd int, b []byte) error {
 // (ServeArg), with this process's environment, in a session of its own,
 // its standard streams on /dev/null. It ends by itself once idle.
 func Start(exe, socket string) error {
+	if held(socket) {
+		return nil // one is starting (its socket is not there yet) or serving
+	}
 	null, err := syscall.Open("/dev/null", syscall.O_RDWR|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return err
