@@ -2,9 +2,9 @@ package main
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/reinsh/rein/engine/app"
+	"github.com/reinsh/rein/engine/resident"
 	"github.com/reinsh/rein/engine/resident/serve"
 )
 
@@ -19,13 +19,13 @@ func serveResident(socket string) int {
 		// The parser knows the served command alone: whatever the
 		// arguments hold, nothing else can run here.
 		cmds := selectCommands(helpArgs(r.Args))
-		if len(cmds) != 1 || !slices.Contains([]string{"check", "hook", "exec"}, cmds[0].name) {
+		if len(cmds) != 1 || cmds[0].name != resident.Command(r.Args, r.StdinTerminal) {
 			fmt.Fprintf(e.stderr, "rein: internal error: the resident engine was handed %q, which it does not serve\n", r.Args)
 			return exitUsage
 		}
 		code := runWith(r.Args, e, cmds)
 		r.EndAfter = e.leftBehind
-		if cmds[0].name == "exec" {
+		if resident.Long(r.Args) {
 			r.After = warm.Refill // a sandbox helper for the next one
 		}
 		return code

@@ -284,7 +284,7 @@ func busy(socket string) bool {
 // held reports whether an engine holds the lock of socket: it serves it,
 // or is about to.
 func held(socket string) bool {
-	lock, err := syscall.Open(socket+".lock", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	lock, err := syscall.Open(socket+LockSuffix, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return false
 	}

@@ -57,6 +57,7 @@ var ErrRefused = errors.New("the resident engine refused the request")
 // or Accepted if it took the request first.
 const (
 	BusySuffix    = ".busy"
+	LockSuffix    = ".lock" // held by the engine that serves the socket
 	Withdraw      = 'w'
 	Withdrawn     = 'W'
 	WithdrawAfter = 5 // milliseconds
@@ -73,14 +74,16 @@ var globalValueFlags = []string{"--recipe", "--preset", "--dir", "--db"}
 // for every other caller, and a terminal's job control (^C, ^Z) reaches the
 // caller, not the engine. Commands that talk to models or serve agents
 // (ask, mcp) and every other one run in rein's own process.
-func Serves(args []string, stdinTerminal bool) bool { return served(args, stdinTerminal) != "" }
+func Serves(args []string, stdinTerminal bool) bool { return Command(args, stdinTerminal) != "" }
 
 // Long reports whether the served command args may run for long (it runs a
 // program): the engine marks itself busy meanwhile.
-func Long(args []string) bool { return served(args, false) == "exec" }
+func Long(args []string) bool { return Command(args, false) == "exec" }
 
-// served is the command Serves would serve ("": none).
-func served(args []string, stdinTerminal bool) string {
+// Command is the command of rein's that Serves would serve args as
+// ("check", "hook" or "exec"; "" for none): the engine's parser knows that
+// one alone.
+func Command(args []string, stdinTerminal bool) string {
 	var words []string
 	for i := 0; i < len(args) && len(words) < 2; i++ {
 		a := args[i]

@@ -34,7 +34,7 @@ const maxRequest = 16 << 20
 // command that panics ends it after its answer.
 func Serve(socket string, idle time.Duration, run func(*Request) int) error {
 	closeInherited()
-	lock, err := os.OpenFile(socket+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	lock, err := os.OpenFile(socket+resident.LockSuffix, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return err
 	}
