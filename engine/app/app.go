@@ -130,22 +130,27 @@ func (o Options) LoadRecipe() (*recipe.Recipe, error) {
 // decides with it (rules see it as tool).
 func (o Options) LoadPolicy(tool string) (*policy.Policy, error) {
 	r, err := o.LoadRecipe()
-	if err != nil || o.Warm == nil {
-		if err != nil {
-			return nil, err
-		}
+	if err != nil {
+		return nil, err
+	}
+	if o.Warm == nil {
 		return NewPolicy(r, policy.Options{Tool: tool})
 	}
+	return o.Warm.policy(r, tool)
+}
+
+// policy is the policy for r and tool, compiled once.
+func (w *Warm) policy(r *recipe.Recipe, tool string) (*policy.Policy, error) {
 	home, _ := os.UserHomeDir()
 	key := warmKey{r, tool, home}
-	w := o.Warm
 	w.mu.Lock()
 	p := w.policies[key]
 	w.mu.Unlock()
 	if p != nil {
 		return p, nil
 	}
-	if p, err = NewPolicy(r, policy.Options{Tool: tool}); err != nil {
+	p, err := NewPolicy(r, policy.Options{Tool: tool})
+	if err != nil {
 		return nil, err
 	}
 	w.mu.Lock()

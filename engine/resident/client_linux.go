@@ -29,11 +29,9 @@ const (
 )
 
 // Socket is the path of the resident engine's socket for rein at exe in
-// this process's circumstances: the user, rein's build (its path, size,
-// time and inode), the namespaces, the file mode mask, the groups, the
-// control groups and the environment (all of it but $PWD and $OLDPWD, which
-// follow each request). Its folder is made, private to the user, if need
-// be; an error says why none can be used.
+// this process's circumstances (see circumstances: all but the folder,
+// $PWD and $OLDPWD, which each request brings). Its folder is made,
+// private to the user, if need be; an error says why none can be used.
 func Socket(exe string) (string, error) {
 	dir, err := socketDir()
 	if err != nil {
@@ -161,11 +159,12 @@ func circumstances(b []byte, exe string) ([]byte, error) {
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
-// confined says how a process whose /proc/PID/status is status is in a
+// Confined says how a process whose /proc/PID/status is status is in a
 // sandbox ("" where it is not): no_new_privs, which Landlock and seccomp
 // need, or a seccomp filter.
-func confined(status []byte) string { return confinedBy(parseStatus(status)) }
+func Confined(status []byte) string { return confinedBy(parseStatus(status)) }
 
+// confinedBy is Confined for the parsed fields.
 func confinedBy(fields map[string]string) string {
 	if fields["NoNewPrivs"] != "0" {
 		return "runs with no_new_privs (in a sandbox)"
@@ -175,9 +174,6 @@ func confinedBy(fields map[string]string) string {
 	}
 	return ""
 }
-
-// Confined is confined for a /proc/PID/status (for the engine's side).
-func Confined(status []byte) string { return confined(status) }
 
 // parseStatus reads the "Name:\tvalue" lines of /proc/PID/status.
 func parseStatus(status []byte) map[string]string {
@@ -319,8 +315,10 @@ func request(args []string) ([]byte, error) {
 	fields = append(fields, args...)
 	size := 0
 	for _, f := range fields {
-		if len(split(f, 0)) > 1 {
-			return nil, errors.New("an argument holds a NUL")
+		for i := 0; i < len(f); i++ {
+			if f[i] == 0 {
+				return nil, errors.New("an argument holds a NUL")
+			}
 		}
 		size += len(f) + 1
 	}

@@ -56,13 +56,13 @@ func Serve(socket string, idle time.Duration, run func(*Request) int) error {
 	for {
 		l.SetDeadline(time.Now().Add(idle))
 		c, err := l.AcceptUnix()
-		if err != nil {
-			if ne, ok := err.(net.Error); ok && ne.Timeout() && e.idle(idle) {
+		if ne, ok := err.(net.Error); ok && ne.Timeout() {
+			if e.idle(idle) {
 				return nil
 			}
-			if ne, ok := err.(net.Error); ok && ne.Timeout() {
-				continue
-			}
+			continue // a command runs, or ended less than idle ago
+		}
+		if err != nil {
 			return err
 		}
 		e.waiting.Add(1)
