@@ -4,14 +4,21 @@ package runner_test
 
 import (
 	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/reinsh/rein/engine/runner"
+	"github.com/reinsh/rein/engine/sandbox"
 )
 
 // A program run through a sandbox helper started ahead (runner.Standby, a
@@ -97,5 +104,59 @@ func TestStandbyMustMatch(t *testing.T) {
 	}
 	if standby.Waiting() {
 		t.Error("the helper for another namespace still waits")
+	}
+}
+
+// A helper started ahead that is sent nothing, or not a whole launch, or
+// no streams with it, runs nothing and says why, with status 126.
+func TestStandbyHelperFailures(t *testing.T) {
+	canary := filepath.Join(t.TempDir(), "ran")
+	launch, _ := json.Marshal(sandbox.Launch{Path: "/usr/bin/touch", Argv: []string{"touch", canary}, Dir: "/"})
+	framed := append(binary.BigEndian.AppendUint32(nil, uint32(len(launch))), launch...)
+	damaged := append(binary.BigEndian.AppendUint32(nil, 5), "{nope"...)
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	streams := unix.UnixRights(int(null.Fd()), int(null.Fd()), int(null.Fd()))
+	for _, tt := range []struct {
+		name, arg string
+		sent, oob []byte
+		want      string
+	}{
+		{"closed at once", "standby:3", nil, nil, "rein sent nothing to run"},
+		{"no streams", "standby:3", framed, nil, "without its three standard streams"},
+		{"half a launch", "standby:3", framed[:10], streams, "rein sent part of what to run"},
+		{"a damaged launch", "standby:3", damaged, streams, "rein sent a damaged launch"},
+		{"not a descriptor", "standby:x", nil, nil, "bad standby descriptor standby:x"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ours, theirs := os.NewFile(uintptr(pair[0]), "ours"), os.NewFile(uintptr(pair[1]), "theirs")
+			cmd := exec.Command(os.Args[0], sandbox.HelperArg, tt.arg)
+			cmd.ExtraFiles = []*os.File{theirs}
+			var out strings.Builder
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			theirs.Close()
+			if tt.sent != nil {
+				unix.Sendmsg(int(ours.Fd()), tt.sent, tt.oob, nil, 0)
+			}
+			ours.Close()
+			err = cmd.Wait()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 126 || !strings.Contains(out.String(), tt.want) {
+				t.Errorf("%v: %q, want status 126 and %q", err, out.String(), tt.want)
+			}
+			if _, err := os.Stat(canary); err == nil {
+				t.Fatal("the helper ran the program")
+			}
+		})
 	}
 }
