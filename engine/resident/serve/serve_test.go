@@ -301,3 +301,23 @@ func TestBusyEngineIsPassedBy(t *testing.T) {
 		})
 	}
 }
+
+// An engine killed while the command runs leaves its caller saying so: the
+// command may have run, so the caller does not run it again.
+func TestEngineKilledMidCommand(t *testing.T) {
+	socket, proc := engine(t, "1m")
+	c := caller(socket, t.TempDir(), "caller", "check", "wait")
+	stdout, _ := c.StdoutPipe()
+	var stderr strings.Builder
+	c.Stderr = &stderr
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "waiting\n" {
+		t.Fatalf("%q %v", line, err)
+	}
+	proc.Process.Kill()
+	if err := c.Wait(); exitCode(err) != 102 || !strings.Contains(stderr.String(), "the resident engine ended before the command did") {
+		t.Errorf("the caller: %v, %q", err, stderr.String())
+	}
+}
