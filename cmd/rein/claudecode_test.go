@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/reinsh/rein/engine/resident"
 	"io"
 	"net"
 	"net/http"
@@ -286,27 +285,6 @@ func localServer(t *testing.T, h http.HandlerFunc) string {
 // agentReinEnv is the environment an agent CLI passes to the rein it runs
 // as its hook: this test binary as rein, with the test's own state.
 func agentReinEnv(t *testing.T, state string) []string {
-	return append([]string{"REIN_TEST_MAIN=1", "CI=true", "REIN_DB=" + filepath.Join(state, "rein.db"), "XDG_STATE_HOME=" + state,
-		"XDG_CONFIG_HOME=" + t.TempDir(), "REIN_CACHE_DIR=" + t.TempDir()}, agentResidentEnv(t)...)
-}
-
-// agentResidentEnv lets the agent's hooks and the commands they rewrite go
-// through a resident engine, as they do on a person's machine, with its
-// socket in a folder of the test's, and ends the engines the test started.
-func agentResidentEnv(t *testing.T) []string {
-	dir, err := os.MkdirTemp("", "rr") // short: a socket's path holds 107 bytes
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		// go test's own build of rein is temporary and starts none.
-		if runtime.GOOS == "linux" && !t.Failed() && !strings.Contains(os.Args[0], "/go-build") {
-			if sockets, _ := filepath.Glob(filepath.Join(dir, "rein", "*.sock")); len(sockets) == 0 {
-				t.Error("the agent's hooks started no resident engine")
-			}
-		}
-		exec.Command("pkill", "-f", resident.ServeArg+" "+dir).Run()
-		os.RemoveAll(dir)
-	})
-	return []string{"REIN_RESIDENT=", "REIN_RESIDENT_IDLE=1m", "XDG_RUNTIME_DIR=" + dir}
+	return []string{"REIN_TEST_MAIN=1", "CI=true", "REIN_DB=" + filepath.Join(state, "rein.db"), "XDG_STATE_HOME=" + state,
+		"XDG_CONFIG_HOME=" + t.TempDir(), "REIN_CACHE_DIR=" + t.TempDir()}
 }

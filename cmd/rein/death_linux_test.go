@@ -45,10 +45,27 @@ func TestCommandsDieWithRein(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			awaitSleepers(t, marker, cmd)
+			deadline := time.Now().Add(10 * time.Second)
+			for len(sleepers(marker)) < 2 {
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					t.Fatalf("the command did not start: %v", sleepers(marker))
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
 			cmd.Process.Signal(syscall.SIGKILL)
 			cmd.Wait()
-			awaitNoSleepers(t, marker, "rein")
+			deadline = time.Now().Add(5 * time.Second)
+			for len(sleepers(marker)) > 0 {
+				if time.Now().After(deadline) {
+					left := sleepers(marker)
+					for _, pid := range left {
+						syscall.Kill(pid, syscall.SIGKILL)
+					}
+					t.Fatalf("%d processes outlived rein", len(left))
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
 			// The audit log tells this command from a finished one.
 			audit := exec.Command(os.Args[0], "--dir", dir, "audit", "--json")
 			audit.Env = env
@@ -89,34 +106,4 @@ func sleepers(marker string) []int {
 		out = append(out, pid)
 	}
 	return out
-}
-
-// awaitSleepers waits for the two sleeps of marker that cmd starts.
-func awaitSleepers(t *testing.T, marker string, cmd *exec.Cmd) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for len(sleepers(marker)) < 2 {
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("the command did not start: %v", sleepers(marker))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// awaitNoSleepers waits for the sleeps of marker to be gone once who was
-// killed, and kills and reports those that stay.
-func awaitNoSleepers(t *testing.T, marker, who string) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for len(sleepers(marker)) > 0 {
-		if time.Now().After(deadline) {
-			left := sleepers(marker)
-			for _, pid := range left {
-				syscall.Kill(pid, syscall.SIGKILL)
-			}
-			t.Fatalf("%d processes outlived %s", len(left), who)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }

@@ -2,10 +2,7 @@ package main
 
 import (
 	"fmt"
-	"os"
-
 	"github.com/reinsh/rein/engine/app"
-	"github.com/reinsh/rein/engine/resident"
 
 	"github.com/reinsh/rein/engine/runner"
 	"github.com/reinsh/rein/engine/sandbox"
@@ -39,7 +36,6 @@ func (c *doctorCmd) Run(g *Globals, e *env) error {
 			report["warning"] = warning
 		}
 		report["hooks"] = installedHooks(g)
-		report["resident"] = residentState()
 		return writeJSON(e.stdout, report, true)
 	}
 	fmt.Fprintf(e.stdout, "system:      %s\n", st.OS)
@@ -66,7 +62,6 @@ func (c *doctorCmd) Run(g *Globals, e *env) error {
 	} else if st.Rlimits {
 		fmt.Fprintln(e.stdout, "processes:   RLIMIT_NPROC (per user; not enforced for root)")
 	}
-	fmt.Fprintf(e.stdout, "resident:    %s\n", residentState())
 	fmt.Fprintf(e.stdout, "recipe:      sandbox.mode %s, network %s, unavailable %s\n", r.Sandbox.Mode, r.Sandbox.Network, r.Sandbox.Unavailable)
 	if path, state := approval(r); path != "" {
 		fmt.Fprintf(e.stdout, "approved:    %s (%s)\n", state, path)
@@ -111,24 +106,4 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "no (needs ABI 4)"
-}
-
-// residentState says whether rein check, hook and exec are answered by a
-// resident engine here, and where it listens.
-func residentState() string {
-	if os.Getenv("REIN_RESIDENT") == resident.Off {
-		return "off (REIN_RESIDENT=off): every command starts rein afresh"
-	}
-	exe, err := resident.Executable()
-	if err != nil {
-		return "no: " + err.Error()
-	}
-	socket, err := resident.Socket(exe)
-	if err != nil {
-		return "no: " + err.Error()
-	}
-	if _, err := os.Stat(socket); err != nil {
-		return "none running; the next rein check, hook or exec starts one at " + socket
-	}
-	return "rein check, hook and exec are answered by the engine at " + socket + " (REIN_RESIDENT=off turns it off)"
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"github.com/reinsh/rein/engine/app"
@@ -99,7 +100,7 @@ func (c *execCmd) Run(g *Globals, e *env) error {
 		fmt.Fprintln(e.stdout, "(dry run: nothing was run)")
 		return nil
 	}
-	ctx, stop := signal.NotifyContext(e.context(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	opts := runner.RunOptions{Timeout: c.Timeout, Approved: c.Yes, Dir: dir}
 	if !e.stdinTerminal {
@@ -108,7 +109,7 @@ func (c *execCmd) Run(g *Globals, e *env) error {
 	if !c.JSON {
 		opts.Stdout, opts.Stderr = e.stdout, e.stderr
 	}
-	run, err := e.warm.NewRunner(p, e.stderr)
+	run, err := app.NewRunner(p, e.stderr)
 	if err != nil {
 		return err
 	}

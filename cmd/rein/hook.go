@@ -111,7 +111,6 @@ func (h *hookAgent) answer(g *Globals, e *env, agent hook.Agent) error {
 	case r = <-done:
 	case <-time.After(hookDeadline):
 		r.a = refusal("rein took longer than %s to vet this, so it is refused; try again, or run rein doctor", hookDeadline)
-		e.leftBehind = true // the vetting goes on, and would record its decision late
 	}
 	out, code := hook.Reply(agent, r.call, r.a)
 	if _, err := e.stdout.Write(out); err != nil {

@@ -4,5 +4,5 @@ import "github.com/reinsh/rein/engine/app"
 
 // appOf maps the global flags to what engine/app assembles from.
 func appOf(g *Globals) app.Options {
-	return app.Options{Dir: g.Dir, Recipe: g.Recipe, Preset: g.Preset, DB: g.DB, Warm: g.warm}
+	return app.Options{Dir: g.Dir, Recipe: g.Recipe, Preset: g.Preset, DB: g.DB}
 }

@@ -4,7 +4,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -15,13 +14,8 @@ import (
 	"github.com/alecthomas/kong"
 	"golang.org/x/term"
 
-	"github.com/reinsh/rein/engine/app"
-	"github.com/reinsh/rein/engine/resident"
-	// Answers rein check and rein hook from a resident engine, when one
-	// runs, before the rest of rein starts (its init runs among the first).
-	_ "github.com/reinsh/rein/engine/resident/answer"
 	"github.com/reinsh/rein/engine/sandbox"
-	"github.com/reinsh/rein/engine/store"
+	"github.com/reinsh/rein/recipes"
 )
 
 // Exit codes shared by every command.
@@ -43,11 +37,9 @@ const (
 // Globals are the flags every command takes.
 type Globals struct {
 	Recipe string `help:"Recipe file, merged over the discovered ones (user, then repository)." placeholder:"FILE" type:"path"`
-	Preset string `help:"Use a built-in preset instead of the user and repository recipes: readonly, strict, dev, git, go, node, python, rust, make." placeholder:"NAME"`
+	Preset string `help:"Use a built-in preset instead of the user and repository recipes: ${presets}." placeholder:"NAME"`
 	Dir    string `help:"Start recipe discovery here instead of the working directory." placeholder:"DIR" type:"existingdir"`
 	DB     string `name:"db" help:"Session and audit database (default: $REIN_DB or $XDG_STATE_HOME/rein/rein.db)." placeholder:"FILE"`
-
-	warm *app.Warm // env.warm
 }
 
 // command is one of rein's commands, in the order help lists them.
@@ -112,16 +104,6 @@ type env struct {
 	stdin          io.Reader
 	stdinTerminal  bool
 	stdout, stderr io.Writer
-	// warm keeps recipes and policies for the next command: a resident
-	// engine's (nil: none kept).
-	warm *app.Warm
-	// leftBehind: the command returned while work of its own still runs,
-	// which only the process's end stops (a resident engine then ends).
-	leftBehind bool
-	// ctx is done when whoever asked for the command is gone (a resident
-	// engine's caller): a command that runs programs stops them as on ^C.
-	// nil: never.
-	ctx context.Context
 	// exiting: the process ends when the command does (rein itself, not a
 	// test running commands in process). A one-shot command then leaves
 	// the database open: closing it copies the log into it and syncs the
@@ -132,10 +114,9 @@ type env struct {
 }
 
 // closeStore closes a command's database, unless the process is about to
-// end (env.exiting) or a resident engine keeps it for the next command
-// (env.warm).
-func (e *env) closeStore(st *store.Store) {
-	if e == nil || !e.exiting && !e.warm.Keeps(st) {
+// end (env.exiting).
+func (e *env) closeStore(st interface{ Close() error }) {
+	if e == nil || !e.exiting {
 		st.Close()
 	}
 }
@@ -158,9 +139,6 @@ func main() {
 	// rein is short-lived and its heap small and bounded (output is capped):
 	// collecting less often saves about a millisecond per run.
 	debug.SetGCPercent(400)
-	if len(os.Args) > 2 && os.Args[1] == resident.ServeArg {
-		os.Exit(serveResident(os.Args[2]))
-	}
 	// A terminal, not any character device: /dev/null is one too, and a
 	// prompt there reads nothing.
 	terminal := term.IsTerminal(int(os.Stdin.Fd()))
@@ -184,7 +162,7 @@ func helpArgs(args []string) []string {
 // runWith parses args with a parser that knows cmds and runs the command.
 func runWith(args []string, e *env, cmds []command) (code int) {
 	args = helpArgs(args)
-	globals := Globals{warm: e.warm}
+	var globals Globals
 	defer func() {
 		if r := recover(); r != nil {
 			if req, ok := r.(exitRequest); ok {
@@ -200,6 +178,7 @@ func runWith(args []string, e *env, cmds []command) (code int) {
 		kong.UsageOnError(),
 		kong.Writers(e.stdout, e.stderr),
 		kong.Exit(func(code int) { panic(exitRequest{code}) }),
+		kong.Vars{"presets": strings.Join(recipes.Presets, ", ")},
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 	}
 	for _, cmd := range cmds {
@@ -240,12 +219,4 @@ func durationHint(msg string) string {
 		return ""
 	}
 	return "; did you mean " + n + "s?"
-}
-
-// context is what a command that runs programs stops on besides ^C.
-func (e *env) context() context.Context {
-	if e.ctx == nil {
-		return context.Background()
-	}
-	return e.ctx
 }

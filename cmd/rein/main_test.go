@@ -14,7 +14,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reinsh/rein/engine/resident"
 	"github.com/reinsh/rein/engine/sandbox"
 )
 
@@ -29,10 +28,6 @@ func TestMain(m *testing.M) {
 	// The tests' recipes are approved as a CI pipeline's are; trust_test.go
 	// unsets CI to test the approval itself.
 	os.Setenv("CI", "true")
-	// The test binary run as rein (by the agents' hooks) answers by itself:
-	// resident engines are tested where they are started on purpose
-	// (resident_linux_test.go), not left behind by every test.
-	os.Setenv("REIN_RESIDENT", resident.Off)
 	code := m.Run()
 	if binary != "" {
 		os.RemoveAll(filepath.Dir(binary)) // reinBinary's build

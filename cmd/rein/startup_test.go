@@ -11,15 +11,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/reinsh/rein/engine/app"
 )
 
-func benchRun(b *testing.B, args ...string) { benchRunWith(b, nil, args...) }
-
-// benchRunWith runs the command as a resident engine does with warm (nil:
-// as a rein of its own).
-func benchRunWith(b *testing.B, warm *app.Warm, args ...string) {
+func benchRun(b *testing.B, args ...string) {
 	dir := b.TempDir()
 	b.Setenv("XDG_CONFIG_HOME", b.TempDir())
 	b.Setenv("REIN_CACHE_DIR", b.TempDir())
@@ -28,7 +22,7 @@ func benchRunWith(b *testing.B, warm *app.Warm, args ...string) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		var out bytes.Buffer
-		run(append([]string{"--dir", dir}, args...), &env{stdin: strings.NewReader(""), stdout: &out, stderr: &out, warm: warm})
+		run(append([]string{"--dir", dir}, args...), &env{stdin: strings.NewReader(""), stdout: &out, stderr: &out})
 	}
 }
 
@@ -36,9 +30,6 @@ func benchRunWith(b *testing.B, warm *app.Warm, args ...string) {
 func BenchmarkInProcessCheck(b *testing.B)   { benchRun(b, "check", "git status") }
 func BenchmarkInProcessExec(b *testing.B)    { benchRun(b, "exec", "true") }
 func BenchmarkInProcessVersion(b *testing.B) { benchRun(b, "version") }
-
-// What a resident engine does for a check (package resident).
-func BenchmarkResidentCheck(b *testing.B) { benchRunWith(b, &app.Warm{}, "check", "git status") }
 
 var (
 	buildOnce sync.Once

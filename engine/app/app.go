@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/engine/recipe"
@@ -36,94 +35,11 @@ type Options struct {
 	Preset string
 	// DB is the session and audit database ("": DBPath's default).
 	DB string
-	// Warm, when set, keeps what was loaded and compiled for the next
-	// command of this process (a resident engine); nil keeps nothing.
-	Warm *Warm
-}
-
-// Warm keeps, for a process that answers many commands, the recipes it
-// loaded (while their sources are unchanged: recipe.Memo), the policies
-// compiled from them for each tool, and the databases it opened. A policy is a function of its recipe,
-// tool and home folder: every fact of the file system it asks for, it asks
-// for when it decides. Commands that are handed a kept recipe or policy
-// must not change it.
-type Warm struct {
-	recipes  recipe.Memo
-	standby  runner.Standby
-	mu       sync.Mutex
-	policies map[warmKey]*policy.Policy
-	stores   map[string]keptDB
-}
-
-// keptDB is a database a Warm keeps open, and the file it opened.
-type keptDB struct {
-	st   *store.Store
-	file os.FileInfo
-}
-
-// keptStore is the database kept open for path, if its file is still the
-// one opened (a database removed or replaced is opened again: records
-// written to a file nobody can find would be lost).
-func (w *Warm) keptStore(path string) *store.Store {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	k, ok := w.stores[path]
-	if !ok {
-		return nil
-	}
-	if fi, err := os.Stat(path); err == nil && os.SameFile(fi, k.file) {
-		return k.st
-	}
-	delete(w.stores, path)
-	k.st.Close()
-	return nil
-}
-
-// keepStore keeps st, just opened at path, for the next commands.
-func (w *Warm) keepStore(path string, st *store.Store) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.stores == nil {
-		w.stores = map[string]keptDB{}
-	}
-	if old, ok := w.stores[path]; ok {
-		old.st.Close()
-	}
-	w.stores[path] = keptDB{st, fi}
-}
-
-// Keeps reports whether st is a database w keeps open: its user must not
-// close it.
-func (w *Warm) Keeps(st *store.Store) bool {
-	if w == nil {
-		return false
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for _, k := range w.stores {
-		if k.st == st {
-			return true
-		}
-	}
-	return false
-}
-
-type warmKey struct {
-	recipe     *recipe.Recipe
-	tool, home string
 }
 
 // LoadRecipe compiles the recipe the options select.
 func (o Options) LoadRecipe() (*recipe.Recipe, error) {
-	var memo *recipe.Memo
-	if o.Warm != nil {
-		memo = &o.Warm.recipes
-	}
-	return recipe.Load(recipe.Options{Dir: o.Dir, Recipe: o.Recipe, Preset: o.Preset, Version: version.String(), Verify: policy.CheckRules, Memo: memo})
+	return recipe.Load(recipe.Options{Dir: o.Dir, Recipe: o.Recipe, Preset: o.Preset, Version: version.String(), Verify: policy.CheckRules})
 }
 
 // LoadPolicy compiles the selected recipe into a policy; tool is what
@@ -133,33 +49,7 @@ func (o Options) LoadPolicy(tool string) (*policy.Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.Warm == nil {
-		return NewPolicy(r, policy.Options{Tool: tool})
-	}
-	return o.Warm.policy(r, tool)
-}
-
-// policy is the policy for r and tool, compiled once.
-func (w *Warm) policy(r *recipe.Recipe, tool string) (*policy.Policy, error) {
-	home, _ := os.UserHomeDir()
-	key := warmKey{r, tool, home}
-	w.mu.Lock()
-	p := w.policies[key]
-	w.mu.Unlock()
-	if p != nil {
-		return p, nil
-	}
-	p, err := NewPolicy(r, policy.Options{Tool: tool})
-	if err != nil {
-		return nil, err
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.policies == nil || len(w.policies) >= 64 {
-		w.policies = map[warmKey]*policy.Policy{} // start again
-	}
-	w.policies[key] = p
-	return p, nil
+	return NewPolicy(r, policy.Options{Tool: tool})
 }
 
 // NewPolicy compiles a loaded recipe the way every command does: a
@@ -200,13 +90,6 @@ func SandboxWith(r *recipe.Recipe, st sandbox.Status) (*sandbox.Config, string, 
 // NewRunner makes the runner for a policy, in the recipe's sandbox; a
 // warning (no sandbox here, and the recipe says warn) goes to warn.
 func NewRunner(p *policy.Policy, warn io.Writer) (*runner.Runner, error) {
-	return (*Warm)(nil).NewRunner(p, warn)
-}
-
-// NewRunner is app.NewRunner for a process that runs one command after
-// another: its programs' sandbox helpers are started ahead, between
-// commands (runner.Standby; see Refill).
-func (w *Warm) NewRunner(p *policy.Policy, warn io.Writer) (*runner.Runner, error) {
 	cfg, warning, err := Sandbox(p.Recipe())
 	if err != nil {
 		return nil, err
@@ -214,20 +97,8 @@ func (w *Warm) NewRunner(p *policy.Policy, warn io.Writer) (*runner.Runner, erro
 	if warning != "" && warn != nil {
 		fmt.Fprintln(warn, warning)
 	}
-	opts := runner.Options{Sandbox: cfg}
-	if w != nil {
-		opts.Standby = &w.standby
-	}
-	return runner.New(p, opts), nil
+	return runner.New(p, runner.Options{Sandbox: cfg}), nil
 }
-
-// Refill starts a sandbox helper ahead for the next command, like the
-// last command's programs', if any ran (runner.Standby.Refill). Call it
-// between commands.
-func (w *Warm) Refill() { w.standby.Refill() }
-
-// Close ends what w keeps running: a helper started ahead.
-func (w *Warm) Close() { w.standby.Close() }
 
 // Run is what a command that runs things works with: the policy (and
 // through it the recipe) and the runner that enforces it.
@@ -276,31 +147,11 @@ type PendingStore struct {
 	done chan struct{}
 	st   *store.Store
 	err  error
-	kept bool // a Warm keeps st open
 }
 
-// OpenStoreAsync starts opening the database. With Warm, the database
-// opened for an earlier command is handed out again while its file is the
-// same one (Warm.Keeps): the caller must not close it.
+// OpenStoreAsync starts opening the database.
 func (o Options) OpenStoreAsync() *PendingStore {
 	p := &PendingStore{done: make(chan struct{})}
-	if o.Warm != nil {
-		path := o.DBPath()
-		p.kept = true
-		if st := o.Warm.keptStore(path); st != nil {
-			p.st = st
-			close(p.done)
-			return p
-		}
-		go func() {
-			defer close(p.done)
-			p.st, p.err = o.OpenStore()
-			if p.err == nil {
-				o.Warm.keepStore(path, p.st)
-			}
-		}()
-		return p
-	}
 	go func() {
 		defer close(p.done)
 		p.st, p.err = o.OpenStore()
@@ -316,13 +167,13 @@ func (p *PendingStore) Take() (*store.Store, error) {
 	return st, err
 }
 
-// Discard closes the store if nobody took it (and no Warm keeps it).
+// Discard closes the store if nobody took it.
 func (p *PendingStore) Discard() {
 	<-p.done
-	if p.st != nil && !p.kept {
+	if p.st != nil {
 		p.st.Close()
+		p.st = nil
 	}
-	p.st = nil
 }
 
 // Approval is the repository recipe as it is now, and what the approvals

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 
 	fastjson "github.com/segmentio/encoding/json"
 
@@ -57,73 +56,26 @@ type cacheEntry struct {
 }
 
 // readCache returns the cached recipe for key if every imported file still
-// has the content it was compiled from, those files' hashes, and whether
-// it was verified.
-func readCache(dir, key string) (*Recipe, map[string]string, bool) {
+// has the content it was compiled from, and whether it was verified.
+func readCache(dir, key string) (*Recipe, bool) {
 	b, err := os.ReadFile(filepath.Join(dir, key+".json"))
 	if err != nil {
-		return nil, nil, false
+		return nil, false
 	}
 	// Read with segmentio's decoder (linked already, for the MCP SDK):
 	// a fresh process decodes the entry in half encoding/json's time, and
 	// every command starts with this (TestCacheDecodersAgree).
 	var e cacheEntry
-	if err := fastjson.Unmarshal(b, &e); err != nil || e.Recipe == nil || !depsUnchanged(e.Deps) {
-		return nil, nil, false
+	if err := fastjson.Unmarshal(b, &e); err != nil || e.Recipe == nil {
+		return nil, false
 	}
-	return e.Recipe, e.Deps, e.Verified
-}
-
-// depsUnchanged reports whether every imported file still has the content
-// whose hash deps holds.
-func depsUnchanged(deps map[string]string) bool {
-	for p, sum := range deps {
+	for p, sum := range e.Deps {
 		content, err := os.ReadFile(p)
 		if err != nil || hashString(string(content)) != sum {
-			return false
+			return nil, false
 		}
 	}
-	return true
-}
-
-// Memo keeps loaded recipes by their cache key (Options.Memo). The zero
-// value is ready; a nil Memo keeps nothing.
-type Memo struct {
-	mu      sync.Mutex
-	entries map[string]memoEntry
-}
-
-type memoEntry struct {
-	recipe *Recipe
-	deps   map[string]string
-}
-
-// memoSize bounds a Memo: past it, it starts again.
-const memoSize = 64
-
-func (m *Memo) get(key string) *Recipe {
-	if m == nil {
-		return nil
-	}
-	m.mu.Lock()
-	e, ok := m.entries[key]
-	m.mu.Unlock()
-	if !ok || !depsUnchanged(e.deps) {
-		return nil
-	}
-	return e.recipe
-}
-
-func (m *Memo) put(key string, r *Recipe, deps map[string]string) {
-	if m == nil {
-		return
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.entries == nil || len(m.entries) >= memoSize {
-		m.entries = map[string]memoEntry{}
-	}
-	m.entries[key] = memoEntry{r, deps}
+	return e.Recipe, e.Verified
 }
 
 // writeCache stores a compiled recipe; failures only cost speed.

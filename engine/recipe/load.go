@@ -53,11 +53,6 @@ type Options struct {
 	// A cached recipe passed it when it was written. Either way the
 	// recipe's Verified is set.
 	Verify func(*Recipe) error
-	// Memo, when set, keeps the recipes this process loaded from the cache
-	// or compiled, to hand out again while their sources, imports and
-	// everything else the cache's key holds are unchanged (a resident
-	// engine). Callers then share the recipe: they must not change it.
-	Memo *Memo
 }
 
 // Error is a recipe error a person can act on: which file, where, what.
@@ -102,12 +97,8 @@ func Load(opts Options) (*Recipe, error) {
 	cacheDir := opts.cacheDir()
 	key := cacheKey(opts, srcs, workspace)
 	if cacheDir != "" {
-		if r := opts.Memo.get(key); r != nil && (r.Verified || opts.Verify == nil) {
-			return r, nil
-		}
-		if r, deps, verified := readCache(cacheDir, key); r != nil && (verified || opts.Verify == nil) {
+		if r, verified := readCache(cacheDir, key); r != nil && (verified || opts.Verify == nil) {
 			r.Verified = verified
-			opts.Memo.put(key, r, deps)
 			return r, nil
 		}
 	}
@@ -123,7 +114,6 @@ func Load(opts Options) (*Recipe, error) {
 	}
 	if cacheDir != "" {
 		writeCache(cacheDir, key, deps, r)
-		opts.Memo.put(key, r, deps)
 	}
 	return r, nil
 }

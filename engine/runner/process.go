@@ -28,7 +28,6 @@ type process struct {
 	// sandbox, when set, confines the program through the helper.
 	sandbox *sandbox.Config
 	helper  string
-	standby *Standby // helpers started ahead (Options.Standby)
 	// readOnly and pin are the kept places the sandbox's namespace mounts
 	// read-only, and the folders it pins (sandbox.Config).
 	readOnly, pin []string
@@ -88,9 +87,6 @@ func (p process) run(ctx context.Context) (outcome, error) {
 		self = cfg.Helper(exe)
 	}
 	helper := func(cfg *sandbox.Config) (int, error) {
-		if sb := p.standby.take(standbyKeyOf(self, cfg)); sb != nil {
-			return p.launch(ctx, sb, env, cfg)
-		}
 		path, argv := sandbox.GatedCommand(self, gateFD, p.path, p.argv)
 		return p.start(ctx, path, argv, env, cfg)
 	}
@@ -190,16 +186,7 @@ func (p process) start(ctx context.Context, path string, argv, env []string, box
 		}
 		return 127, fmt.Errorf("%s: %w", p.argv[0], err)
 	}
-	return p.wait(ctx, cmd, g, box), nil
-}
-
-// wait waits for the started cmd (the program, or the helper when box is
-// set), leading group g. When ctx ends first, the group gets SIGTERM, then
-// SIGKILL after the grace period (a supervising helper gets its end signal
-// first, to kill what its program left outside the group).
-func (p process) wait(ctx context.Context, cmd *exec.Cmd, g *group, box *sandbox.Config) int {
 	defer g.close()
-	var err error
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
@@ -218,7 +205,7 @@ func (p process) wait(ctx context.Context, cmd *exec.Cmd, g *group, box *sandbox
 				select {
 				case err = <-done:
 					g.kill()
-					return exitCode(err)
+					return exitCode(err), nil
 				case <-time.After(helperGrace):
 				}
 			}
@@ -226,7 +213,7 @@ func (p process) wait(ctx context.Context, cmd *exec.Cmd, g *group, box *sandbox
 			err = <-done
 		}
 	}
-	return exitCode(err)
+	return exitCode(err), nil
 }
 
 // networkFailures are what programs print when the network is not there

@@ -36,7 +36,6 @@ type Runner struct {
 	grace      time.Duration
 	sandbox    *sandbox.Config
 	helper     string
-	standby    *Standby
 	lookupEnv  expand.Environ // PATH for finding programs
 	// shellMemory and runaway bound the shell's own memory (memory.go).
 	shellMemory int64
@@ -63,10 +62,6 @@ type Options struct {
 	// stopped, which only exiting can end (default: print the message and
 	// exit).
 	Runaway func(message string)
-	// Standby, when set, hands programs to a sandbox helper started ahead
-	// (a resident engine's, between commands); nil: each program starts
-	// its own.
-	Standby *Standby
 }
 
 // New makes a runner for a compiled policy.
@@ -90,7 +85,7 @@ func New(p *policy.Policy, opts Options) *Runner {
 		env:     workspaceCacheEnv(BuildEnv(r.Env, opts.Env), r.Workspace),
 		timeout: timeout, maxTimeout: maxTimeout,
 		maxOutput: r.Limits.MaxOutputBytes, grace: opts.Grace,
-		sandbox: opts.Sandbox, helper: opts.Helper, standby: opts.Standby,
+		sandbox: opts.Sandbox, helper: opts.Helper,
 		shellMemory: opts.ShellMemory, runaway: opts.Runaway,
 	}
 	run.lookupEnv = expand.ListEnviron(run.env...)
@@ -99,12 +94,6 @@ func New(p *policy.Policy, opts Options) *Runner {
 		// cost 0.4 ms a run: the helper's fork then copies rein's memory
 		// while it changes. os's check of pidfds is a vfork, and pays.
 		warmProcessStart()
-		if opts.Standby != nil {
-			// With a helper started ahead there is no fork to wait for:
-			// the facts are worked out while the command is vetted and
-			// recorded, not after.
-			go opts.Sandbox.WorkOut()
-		}
 	}
 	return run
 }
@@ -287,7 +276,7 @@ func (r *Runner) process(path string, argv, env []string, dir string, stdin io.R
 	k := r.kept.find(r)
 	env = confineGit(env, k.ceiling)
 	return process{path: path, argv: argv, env: env, dir: dir, stdin: stdin, stdout: stdout, stderr: stderr,
-		grace: r.grace, sandbox: r.sandbox, helper: r.helper, standby: r.standby, readOnly: k.readOnly, pin: k.pin}
+		grace: r.grace, sandbox: r.sandbox, helper: r.helper, readOnly: k.readOnly, pin: k.pin}
 }
 
 // Sandbox describes the sandbox commands run in.

@@ -4,10 +4,8 @@ package sandbox
 
 import (
 	"bufio"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"runtime"
@@ -18,7 +16,6 @@ import (
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
-	"golang.org/x/sys/unix"
 )
 
 // Probe reports what this kernel can enforce.
@@ -43,9 +40,6 @@ func Probe() Status {
 // supervise) or, with no sandbox but limits, replaces itself with it.
 // Errors end the process with status 126.
 func Main(args []string) {
-	if len(args) == 1 && strings.HasPrefix(args[0], StandbyArg) {
-		args = awaitLaunch(args[0])
-	}
 	if len(args) < 3 {
 		fail("usage: rein __sandbox CONFIG|fd:N PATH ARGV...")
 	}
@@ -134,77 +128,6 @@ func addressSpaceStage(n int64, path string, argv []string) (string, []string) {
 		fail(err.Error())
 	}
 	return self, argv
-}
-
-// awaitLaunch waits, in a helper started ahead (StandbyArg), for what to
-// run: it takes the three standard streams as its own, enters the folder,
-// takes the environment, and returns the arguments of a helper that reads
-// its configuration from the same descriptor.
-func awaitLaunch(arg string) []string {
-	fdText := strings.TrimPrefix(arg, StandbyArg)
-	fd, err := strconv.Atoi(fdText)
-	if err != nil || fd < 3 {
-		fail("bad standby descriptor " + arg)
-	}
-	head := make([]byte, 4)
-	oob := make([]byte, unix.CmsgSpace(3*4))
-	n, oobn, _, _, err := unix.Recvmsg(fd, head, oob, unix.MSG_CMSG_CLOEXEC)
-	if err != nil || n == 0 {
-		fail("rein sent nothing to run (it ended, or the run was stopped)")
-	}
-	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
-	var streams []int
-	for i := range msgs {
-		if got, err := unix.ParseUnixRights(&msgs[i]); err == nil {
-			streams = append(streams, got...)
-		}
-	}
-	if err != nil || len(streams) != 3 {
-		fail("rein sent what to run without its three standard streams")
-	}
-	for n < 4 {
-		m, err := unix.Read(fd, head[n:])
-		if err != nil || m == 0 {
-			fail("rein sent part of what to run")
-		}
-		n += m
-	}
-	body := make([]byte, binary.BigEndian.Uint32(head))
-	if _, err := io.ReadFull(fdReader(fd), body); err != nil {
-		fail("rein sent part of what to run")
-	}
-	var l Launch
-	if err := json.Unmarshal(body, &l); err != nil || l.Path == "" || len(l.Argv) == 0 {
-		fail("rein sent a damaged launch")
-	}
-	for i, s := range streams {
-		if err := unix.Dup3(s, i, 0); err != nil {
-			fail("cannot take the command's standard streams: " + err.Error())
-		}
-		if s != i {
-			unix.Close(s)
-		}
-	}
-	if err := os.Chdir(l.Dir); err != nil {
-		fail("cannot enter the command's folder: " + err.Error())
-	}
-	os.Clearenv()
-	for _, kv := range l.Env {
-		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
-			os.Setenv(k, v)
-		}
-	}
-	return append([]string{GateArg + fdText, l.Path}, l.Argv...)
-}
-
-type fdReader int
-
-func (f fdReader) Read(p []byte) (int, error) {
-	n, err := unix.Read(int(f), p)
-	if err == nil && n == 0 && len(p) > 0 {
-		return 0, io.EOF
-	}
-	return max(n, 0), err
 }
 
 // readGate reads the configuration from the gate the helper's first

@@ -139,31 +139,6 @@ func (c *Config) Prepare() {
 	f := c.facts
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	g := c.workOut(f)
-	c.Hide, c.Read, c.Grants = f.hide, f.read, g
-	c.HideServices, c.Cover = nil, nil
-	if c.Isolate {
-		c.HideServices, c.Cover = f.services, f.covers
-		if c.Network {
-			c.HideServices = append(slices.Clip(f.services), f.netServices...)
-		}
-	}
-}
-
-// WorkOut works out, ahead, the facts Prepare fills in for c's copies,
-// without changing c (which they may be copied from meanwhile).
-func (c *Config) WorkOut() {
-	if c == nil || c.facts == nil {
-		return
-	}
-	c.facts.mu.Lock()
-	defer c.facts.mu.Unlock()
-	c.workOut(c.facts)
-}
-
-// workOut works f out again if it is stale, and returns the read grants for
-// c; f is locked.
-func (c *Config) workOut(f *facts) *ReadGrants {
 	if f.at.IsZero() || time.Since(f.at) > factsTTL {
 		f.hide = hidden(f.deny, c.Workspace, f.toolConfig)
 		f.read = nil
@@ -185,7 +160,14 @@ func (c *Config) workOut(f *facts) *ReadGrants {
 		g = readGrants(c.readRoots(f.read), hide)
 		f.grants[c.Isolate] = g
 	}
-	return g
+	c.Hide, c.Read, c.Grants = f.hide, f.read, g
+	c.HideServices, c.Cover = nil, nil
+	if c.Isolate {
+		c.HideServices, c.Cover = f.services, f.covers
+		if c.Network {
+			c.HideServices = append(slices.Clip(f.services), f.netServices...)
+		}
+	}
 }
 
 // readRoots are the places reading is granted from: everywhere, or with
@@ -440,30 +422,6 @@ const GateArg = "fd:"
 // descriptor fd (see GateArg); Gate is what rein writes there.
 func GatedCommand(self string, fd int, path string, argv []string) (string, []string) {
 	return self, append([]string{"rein-sandbox", HelperArg, GateArg + strconv.Itoa(fd), path}, argv...)
-}
-
-// StandbyArg, with a file descriptor after it, is the helper's one
-// argument when it is started ahead of its command (by a resident engine,
-// between commands): it reads what to run — Launch, then the caller's three
-// standard streams — from that descriptor, a unix socket, and then its
-// configuration as GatedCommand's helper does.
-const StandbyArg = "standby:"
-
-// StandbyCommand is the invocation of a helper started ahead of its
-// command, reading from descriptor fd (see StandbyArg).
-func StandbyCommand(self string, fd int) (string, []string) {
-	return self, []string{"rein-sandbox", HelperArg, StandbyArg + strconv.Itoa(fd)}
-}
-
-// Launch is what a helper started ahead runs: the program, its arguments
-// and environment, and its folder. It comes as four bytes of length (big-
-// endian) and that much JSON, with the standard input, output and error
-// the program gets.
-type Launch struct {
-	Path string   `json:"path"`
-	Argv []string `json:"argv"`
-	Env  []string `json:"env"`
-	Dir  string   `json:"dir"`
 }
 
 // Gate is the helper's configuration as GatedCommand's helper reads it: c,

@@ -29,9 +29,6 @@ func serviceSockets(allowed []string, cacheDir string) []string {
 		"/tmp/.ICE-unix",
 		"/run/docker.sock", "/var/run/docker.sock", "/run/podman", "/run/containerd",
 		"/run/snapd.socket", "/run/snapd-snap.socket",
-		// rein's resident engines where there is no XDG_RUNTIME_DIR (package
-		// resident): they refuse callers in a sandbox, and are hidden too.
-		filepath.Join(absTemp(), "rein-resident-"+uid),
 	}
 	// git's credential cache answers credential fill with the stored
 	// passwords, network or not; Docker Desktop, Colima and Rancher Desktop
@@ -199,13 +196,4 @@ func writeAside(path string, data []byte) {
 	if cerr := f.Close(); werr != nil || cerr != nil || os.Rename(f.Name(), path) != nil {
 		os.Remove(f.Name())
 	}
-}
-
-// absTemp is the temporary folder as package resident takes it: $TMPDIR
-// when it is an absolute path, else /tmp.
-func absTemp() string {
-	if t := os.Getenv("TMPDIR"); filepath.IsAbs(t) {
-		return t
-	}
-	return "/tmp"
 }
