@@ -41,9 +41,11 @@ type figure struct {
 	Name     string   `json:"name"`
 	Command  []string `json:"command"`
 	Baseline []string `json:"baseline"`
-	Target   float64  `json:"target"` // the ratio to stay at or under
-	// Input is fed to both commands' standard input (a file's path).
-	Input string `json:"-"`
+	// Target is the ratio to stay at or under; 0 reports the figure only.
+	Target float64 `json:"target,omitempty"`
+	// Input is fed to both commands' standard input (a file's path), or
+	// to the command's alone when BaselineInput is set.
+	Input, BaselineInput string `json:"-"`
 	// Env is added to the command's environment (not the baseline's).
 	Env []string `json:"-"`
 
@@ -98,6 +100,11 @@ func measure(rounds int, asJSON, bench bool, pick *regexp.Regexp) error {
 		return err
 	}
 	helper := helperInUse(rein)
+	fi, err := os.Stat(rein)
+	if err != nil {
+		return err
+	}
+	size := fi.Size()
 	os.WriteFile(filepath.Join(tmp, "hello.go"), []byte("package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello\") }\n"), 0o644)
 	if err := build(tmp, hello, "./hello.go"); err != nil {
 		return err
@@ -118,15 +125,21 @@ func measure(rounds int, asJSON, bench bool, pick *regexp.Regexp) error {
 	rules := filepath.Join(tmp, "codex.rules")
 	os.WriteFile(rules, []byte(`prefix_rule(pattern=["git", "status"], decision="allow")`+"\n"), 0o644)
 
+	hookPayload, err := hookInput(root, tmp)
+	if err != nil {
+		return err
+	}
 	figs := []*figure{
-		{Name: "rein exec /usr/bin/true vs codex sandbox true", Target: 0.35,
+		{Name: "rein exec /usr/bin/true vs codex sandbox true", Target: 0.45,
 			Command: []string{rein, "exec", "--preset", "readonly", "/usr/bin/true"}, Baseline: []string{codex, "sandbox", "true"}},
-		{Name: "rein exec /usr/bin/true vs bash -c /usr/bin/true", Target: 5,
+		{Name: "rein exec /usr/bin/true vs bash -c /usr/bin/true",
 			Command: []string{rein, "exec", "--preset", "readonly", "/usr/bin/true"}, Baseline: []string{"bash", "-c", "/usr/bin/true"}},
-		{Name: "rein check 'git status' vs codex execpolicy check", Target: 0.35,
+		{Name: "rein check 'git status' vs codex execpolicy check", Target: 0.5,
 			Command: []string{rein, "check", "--preset", "readonly", "git status"}, Baseline: []string{codex, "execpolicy", "check", "--rules", rules, "git", "status"}},
-		{Name: "rein check 'git status' vs a Go hello-world", Target: 2.5,
+		{Name: "rein check 'git status' vs a Go hello-world", Target: 3,
 			Command: []string{rein, "check", "--preset", "readonly", "git status"}, Baseline: []string{hello}},
+		{Name: "rein hook claude-code (Bash) vs rein check of it", Target: 1.3, Input: hookPayload, BaselineInput: os.DevNull,
+			Command: []string{rein, "--preset", "readonly", "hook", "claude-code"}, Baseline: []string{rein, "check", "--preset", "readonly", hookCommand}},
 		{Name: "rein audit over 10,000 records vs rein version", Target: 6,
 			Env: []string{"REIN_DB=" + filepath.Join(tmp, "audit.db")}, Command: []string{rein, "audit"}, Baseline: []string{rein, "version"}},
 		{Name: "bulk rein check --json over nl2bash vs a bare parse", Target: 2, Input: corpus,
@@ -138,7 +151,7 @@ func measure(rounds int, asJSON, bench bool, pick *regexp.Regexp) error {
 		case f.Baseline[0] == "":
 			f.Skipped = "Codex CLI not installed (npm ci in testdata/agents)"
 		case f.Input != "" && !exists(f.Input):
-			f.Skipped = "no corpus at " + f.Input
+			f.Skipped = "no input at " + f.Input
 		}
 	}
 	// Each round runs the figures, and each figure's command and baseline,
@@ -155,9 +168,9 @@ func measure(rounds int, asJSON, bench bool, pick *regexp.Regexp) error {
 			var err error
 			if rng.IntN(2) == 0 {
 				if a, err = timed(root, f.Command, f.Input, f.Env); err == nil {
-					b, err = timed(root, f.Baseline, f.Input, nil)
+					b, err = timed(root, f.Baseline, f.baselineInput(), nil)
 				}
-			} else if b, err = timed(root, f.Baseline, f.Input, nil); err == nil {
+			} else if b, err = timed(root, f.Baseline, f.baselineInput(), nil); err == nil {
 				a, err = timed(root, f.Command, f.Input, f.Env)
 			}
 			if err != nil {
@@ -184,9 +197,10 @@ func measure(rounds int, asJSON, bench bool, pick *regexp.Regexp) error {
 	if asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"go": runtime.Version(), "cpus": runtime.NumCPU(), "rounds": rounds, "helper": helper, "figures": figs})
+		return enc.Encode(map[string]any{"go": runtime.Version(), "cpus": runtime.NumCPU(), "rounds": rounds, "helper": helper, "binary_bytes": size, "figures": figs})
 	}
-	fmt.Printf("%d interleaved rounds, medians; %s, %d CPUs; sandbox helper: %s\n\n", rounds, runtime.Version(), runtime.NumCPU(), helper)
+	fmt.Printf("%d interleaved rounds, medians; %s, %d CPUs; sandbox helper: %s\n", rounds, runtime.Version(), runtime.NumCPU(), helper)
+	fmt.Printf("rein's binary: %.1f MB (static, %s/%s, as go install builds it)\n\n", float64(size)/1e6, runtime.GOOS, runtime.GOARCH)
 	fmt.Printf("%-56s %9s %9s %7s %7s\n", "figure", "rein ms", "base ms", "ratio", "target")
 	for _, f := range figs {
 		if f.Skipped != "" {
@@ -194,7 +208,11 @@ func measure(rounds int, asJSON, bench bool, pick *regexp.Regexp) error {
 			continue
 		}
 		mark := "met"
-		if !f.Met {
+		switch {
+		case f.Target == 0:
+			fmt.Printf("%-56s %9.2f %9.3f %6.2f×\n", f.Name, f.Median, f.BaseMedian, f.Ratio)
+			continue
+		case !f.Met:
 			mark = "NOT met"
 		}
 		if f.Absolute {
@@ -219,7 +237,44 @@ func (f *figure) finish() {
 	}
 	f.Median, f.BaseMedian = median(f.times[0]), median(f.times[1])
 	f.Ratio = f.Median / f.BaseMedian
-	f.Met = f.Ratio <= f.Target
+	f.Met = f.Target == 0 || f.Ratio <= f.Target
+}
+
+func (f *figure) baselineInput() string {
+	if f.BaselineInput != "" {
+		return f.BaselineInput
+	}
+	return f.Input
+}
+
+// hookCommand is the Bash command of the recorded Claude Code payload the
+// hook figure sends (hookInput).
+const hookCommand = "git status --short"
+
+// hookInput writes the PreToolUse payload Claude Code sent for a Bash call
+// of hookCommand (shared/fixtures), its folder set to root, and returns its
+// path: the hook vets it in this repository as rein check does.
+func hookInput(root, tmp string) (string, error) {
+	fixture := filepath.Join(root, "..", "shared", "fixtures", "hooks", "claude-code-2.1.197.json")
+	b, err := os.ReadFile(fixture)
+	if err != nil {
+		return fixture, nil // the figure is skipped: no such file
+	}
+	var rec struct {
+		Payloads []map[string]any `json:"payloads"`
+	}
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return "", fmt.Errorf("%s: %v", fixture, err)
+	}
+	for _, p := range rec.Payloads {
+		if in, _ := p["tool_input"].(map[string]any); p["tool_name"] == "Bash" && in["command"] == hookCommand {
+			p["cwd"] = root
+			out, _ := json.Marshal(p)
+			path := filepath.Join(tmp, "hook.json")
+			return path, os.WriteFile(path, out, 0o644)
+		}
+	}
+	return "", fmt.Errorf("%s: no Bash payload of %q", fixture, hookCommand)
 }
 
 func median(v []float64) float64 {
