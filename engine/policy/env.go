@@ -390,7 +390,7 @@ func (r *compiledRule) compileField(field, src string) (*vm.Program, error) {
 	return nil, re
 }
 
-var noField = regexp.MustCompile(`type policy\.(\w+) has no field (\w+)`)
+var noField = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`type policy\.(\w+) has no field (\w+)`) })
 
 // ruleTypes are the types rules see, for naming their fields.
 var ruleTypes = map[string]reflect.Type{"CmdEnv": reflect.TypeFor[CmdEnv](), "ScriptEnv": reflect.TypeFor[ScriptEnv](),
@@ -400,7 +400,7 @@ var ruleTypes = map[string]reflect.Type{"CmdEnv": reflect.TypeFor[CmdEnv](), "Sc
 // fieldHint suggests the field a rule meant (cmd.arg: did you mean args?)
 // and lists the fields there are.
 func fieldHint(msg string) string {
-	m := noField.FindStringSubmatch(msg)
+	m := noField().FindStringSubmatch(msg)
 	if m == nil || ruleTypes[m[1]] == nil {
 		return ""
 	}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
+	fastjson "github.com/segmentio/encoding/json"
+
 	"github.com/reinsh/rein/engine/recipe"
 )
 
@@ -54,7 +56,9 @@ func readKeptGuards(dir string, rules []*compiledRule, text []recipe.Rule) bool 
 		return false
 	}
 	var kept []keptRule
-	if json.Unmarshal(b, &kept) != nil || len(kept) != len(rules) {
+	// segmentio's decoder: a third of encoding/json's time in a fresh
+	// process, which every rein is.
+	if fastjson.Unmarshal(b, &kept) != nil || len(kept) != len(rules) {
 		return false
 	}
 	for i, k := range kept {

@@ -352,7 +352,7 @@ func locateSchemaError(s source, err error) error {
 var (
 	// jsonnetLocation finds "file:line:col" (optionally "-col" or a range)
 	// in go-jsonnet's error traces.
-	jsonnetLocation = regexp.MustCompile(`(?m)^\s*(\S+?):(\d+):(\d+)`)
+	jsonnetLocation = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\s*(\S+?):(\d+):(\d+)`) })
 )
 
 // jsonnetError turns a go-jsonnet error into an Error that starts with the
@@ -361,7 +361,7 @@ func jsonnetError(file string, err error) error {
 	text := strings.TrimSpace(err.Error())
 	e := &Error{File: file, Msg: text}
 	var first []string
-	for _, m := range jsonnetLocation.FindAllStringSubmatch(text, -1) {
+	for _, m := range jsonnetLocation().FindAllStringSubmatch(text, -1) {
 		if first == nil {
 			first = m
 		}
@@ -379,13 +379,13 @@ func jsonnetError(file string, err error) error {
 		e.Msg = strings.TrimLeft(strings.TrimPrefix(e.Msg, "-"), "0123456789 ")
 	}
 	// rein.presets.golang: say which presets there are.
-	if m := missingField.FindStringSubmatch(text); m != nil && presetNamed(e.File, m[1]) {
+	if m := missingField().FindStringSubmatch(text); m != nil && presetNamed(e.File, m[1]) {
 		e.Msg = strings.Replace(e.Msg, m[0], m[0]+suggest.DidYouMean(m[1], recipes.Presets)+"; the presets are "+strings.Join(recipes.Presets, ", "), 1)
 	}
 	return e
 }
 
-var missingField = regexp.MustCompile(`Field does not exist: (\w+)`)
+var missingField = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`Field does not exist: (\w+)`) })
 
 // presetNamed reports whether the recipe file names presets.NAME.
 func presetNamed(file, name string) bool {

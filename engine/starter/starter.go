@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Project is what was found in a repository.
@@ -101,9 +102,11 @@ func Detect(dir string) (*Project, error) {
 	return p, nil
 }
 
+// Makefile patterns, compiled when rein init first reads a Makefile, not at
+// every rein's start.
 var (
-	targetLine = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9_./-]*)\s*:([^=]|$)`)
-	trailing   = regexp.MustCompile(`##\s*(.+)$`)
+	targetLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9_./-]*)\s*:([^=]|$)`) })
+	trailing   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`##\s*(.+)$`) })
 )
 
 // makeTargets reads targets, with a description from "target: ## text" or
@@ -135,15 +138,15 @@ func makeTargets(path string) ([]Target, error) {
 			prevComment = strings.TrimSpace(strings.TrimLeft(line, "#"))
 			continue
 		}
-		if m := makeVar.FindStringSubmatch(line); m != nil {
+		if m := makeVar().FindStringSubmatch(line); m != nil {
 			vars[m[1]] = strings.TrimSpace(m[2])
 			prevComment = ""
 			continue
 		}
-		if m := targetLine.FindStringSubmatch(line); m != nil && !strings.ContainsAny(m[1], "%$") {
+		if m := targetLine().FindStringSubmatch(line); m != nil && !strings.ContainsAny(m[1], "%$") {
 			if !seen[m[1]] {
 				desc := prevComment
-				if t := trailing.FindStringSubmatch(line); t != nil {
+				if t := trailing().FindStringSubmatch(line); t != nil {
 					desc = strings.TrimSpace(t[1])
 				}
 				seen[m[1]] = true
@@ -165,8 +168,12 @@ func makeTargets(path string) ([]Target, error) {
 }
 
 var (
-	makeVar = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)\s*(?::{1,3}=|\?=|=)\s*(.*)$`)
-	makeRef = regexp.MustCompile(`\$\(([A-Za-z_][A-Za-z0-9_]*)\)|\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+	makeVar = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)\s*(?::{1,3}=|\?=|=)\s*(.*)$`)
+	})
+	makeRef = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\$\(([A-Za-z_][A-Za-z0-9_]*)\)|\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+	})
 )
 
 // expandMake puts in the Makefile's plain variables ($(GO), ${GO}) and
@@ -174,8 +181,8 @@ var (
 // an unset variable) stays, and the line then does not pass vetting.
 func expandMake(line string, vars map[string]string) string {
 	for range 5 { // variables that name variables
-		next := makeRef.ReplaceAllStringFunc(line, func(ref string) string {
-			m := makeRef.FindStringSubmatch(ref)
+		next := makeRef().ReplaceAllStringFunc(line, func(ref string) string {
+			m := makeRef().FindStringSubmatch(ref)
 			name := m[1] + m[2]
 			if v, ok := vars[name]; ok {
 				return v
