@@ -102,7 +102,12 @@ func toolDoors(t *testing.T, r *recipe.Recipe, dryRun bool) []door {
 	}
 	set := tools.NewSet(p, sandboxedRunner(t, p), tools.Options{DryRun: dryRun})
 	ctx := context.Background()
-	cs, err := mcpserver.InMemory(ctx, set, mcpserver.Options{Version: "test"}, nil)
+	srv, err := mcpserver.New(set, mcpserver.Options{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromServer, toServer := srv.Pipe(ctx)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "doors", Version: "1"}, nil).Connect(ctx, &mcp.IOTransport{Reader: fromServer, Writer: toServer}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

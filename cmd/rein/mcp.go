@@ -7,8 +7,6 @@ import (
 	"os"
 	"os/signal"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/reinsh/rein/engine/mcpserver"
 	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/engine/session"
@@ -74,7 +72,7 @@ func (c *mcpCmd) Run(g *Globals, e *env) error {
 	}
 	fmt.Fprintf(e.stderr, "rein mcp: serving %s's tools on stdio (session %s)\n", r.Workspace, name)
 	in, out := mcpserver.Lines(os.Stdin, os.Stdout)
-	err = srv.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
+	err = srv.Serve(ctx, in, out)
 	if rec.Err != nil {
 		fmt.Fprintf(e.stderr, "rein mcp: the session could not be saved: %v\n", rec.Err)
 	}

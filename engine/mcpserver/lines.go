@@ -7,13 +7,15 @@ import (
 	"fmt"
 	"io"
 	"sync"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+// MaxLineLength is the longest message a client may send: 16 MiB, as MCP
+// SDKs' own stdio transports take.
+const MaxLineLength = 16 << 20
 
 // Lines guards a newline-delimited JSON-RPC stream: a line that is not
 // JSON is answered with a parse error (JSON-RPC's -32700, id null) and
-// dropped, instead of ending the connection as the SDK's transport does.
+// dropped, instead of ending the connection.
 // The returned reader yields the good lines; the returned writer is out,
 // written a whole line at a time so that an error line never lands inside
 // a message.
@@ -23,9 +25,9 @@ func Lines(in io.Reader, out io.Writer) (io.ReadCloser, io.WriteCloser) {
 	go func() {
 		r := bufio.NewReader(in)
 		for n := 1; ; n++ {
-			line, long, err := readLine(r, mcp.DefaultMaxLineLength)
+			line, long, err := readLine(r, MaxLineLength)
 			if long {
-				w.Write(reply(nil, -32600, fmt.Sprintf("invalid request: input line %d is longer than %d bytes", n, mcp.DefaultMaxLineLength)))
+				w.Write(reply(nil, -32600, fmt.Sprintf("invalid request: input line %d is longer than %d bytes", n, MaxLineLength)))
 			} else if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
 				if reply := check(n, trimmed); reply != nil {
 					w.Write(reply)
@@ -44,7 +46,7 @@ func Lines(in io.Reader, out io.Writer) (io.ReadCloser, io.WriteCloser) {
 
 // readLine reads one line of at most limit bytes; a longer one is read to
 // its end and dropped (long), so that one client line cannot hold rein's
-// memory (the SDK's own transport caps lines the same way).
+// memory.
 func readLine(r *bufio.Reader, limit int) (line []byte, long bool, err error) {
 	for {
 		part, err := r.ReadSlice('\n')

@@ -3,8 +3,10 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -23,12 +25,24 @@ func connect(t *testing.T, preset string, elicit func(context.Context, *mcp.Elic
 		opts.Approver = mcpserver.Approver()
 	}
 	set := tools.NewSet(p, runner.New(p, runner.Options{}), opts)
-	cs, err := mcpserver.InMemory(context.Background(), set, mcpserver.Options{Version: "test"}, &mcp.ClientOptions{ElicitationHandler: elicit})
+	return sdkClient(t, set, &mcp.ClientOptions{ElicitationHandler: elicit}), set
+}
+
+// sdkClient connects the Go MCP SDK's client to a server of set's tools
+// in the same process.
+func sdkClient(t *testing.T, set *tools.Set, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	srv, err := mcpserver.New(set, mcpserver.Options{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, w := srv.Pipe(context.Background())
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts).Connect(context.Background(), &mcp.IOTransport{Reader: r, Writer: w}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	return cs, set
+	return cs
 }
 
 func text(res *mcp.CallToolResult) string {
@@ -161,5 +175,65 @@ func TestInvalidArgumentsAreInvalidParams(t *testing.T) {
 	}
 	if n := set.CommandsRun(); n != 0 {
 		t.Errorf("%d commands ran", n)
+	}
+}
+
+// The protocol as a client without an SDK speaks it: version negotiation,
+// ping, an unknown method, and a call the client cancels, which stops its
+// command instead of leaving it to run out.
+func TestProtocol(t *testing.T) {
+	_, p := policytest.Load(t, t.TempDir(), "readonly")
+	set := tools.NewSet(p, runner.New(p, runner.Options{}), tools.Options{})
+	srv, err := mcpserver.New(set, mcpserver.Options{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, w := srv.Pipe(context.Background())
+	defer w.Close()
+	answers := make(chan map[string]any)
+	go func() {
+		dec := json.NewDecoder(r)
+		for {
+			var m map[string]any
+			if dec.Decode(&m) != nil {
+				close(answers)
+				return
+			}
+			answers <- m
+		}
+	}()
+	exchange := func(line string) map[string]any {
+		t.Helper()
+		if _, err := io.WriteString(w, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case m := <-answers:
+			return m
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no answer to %s", line)
+		}
+		return nil
+	}
+	init := exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"1999-01-01","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if v := init["result"].(map[string]any)["protocolVersion"]; v != "2025-11-25" {
+		t.Errorf("an unknown version was answered with %v, want the newest this server speaks", v)
+	}
+	init = exchange(`{"jsonrpc":"2.0","id":"a","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{}}}`)
+	if init["id"] != "a" || init["result"].(map[string]any)["protocolVersion"] != "2025-06-18" {
+		t.Errorf("a known version is taken as asked, with the request's id: %v", init)
+	}
+	if m := exchange(`{"jsonrpc":"2.0","id":2,"method":"ping"}`); m["result"] == nil || m["error"] != nil {
+		t.Errorf("ping: %v", m)
+	}
+	if m := exchange(`{"jsonrpc":"2.0","id":3,"method":"resources/list"}`); m["error"] == nil || m["error"].(map[string]any)["code"] != float64(-32601) {
+		t.Errorf("an unknown method: %v", m)
+	}
+	start := time.Now()
+	io.WriteString(w, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"run_command","arguments":{"command":"sleep 30","reason":"x"}}}`+"\n")
+	time.Sleep(300 * time.Millisecond)
+	m := exchange(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4,"reason":"user"}}`)
+	if m["id"] != float64(4) || time.Since(start) > 10*time.Second {
+		t.Errorf("a cancelled call: %v after %v", m, time.Since(start))
 	}
 }

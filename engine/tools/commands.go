@@ -84,7 +84,7 @@ func (s *Set) execute(ctx context.Context, tool, command, reason string, d *poli
 		}
 	}
 	out := s.decideAndRun(ctx, ev, verdict, run)
-	if s.opts.AfterCommand != nil && out.Result != nil && !out.Pending {
+	if s.opts.AfterCommand != nil && out.Result != nil {
 		s.opts.AfterCommand(ev, out.Result)
 	}
 	return out
@@ -111,9 +111,6 @@ func (s *Set) decideAndRun(ctx context.Context, ev CommandEvent, verdict policy.
 			ans, err := s.opts.Approver(ctx, ApprovalRequest{Tool: tool, Command: command, Reason: reason, Decision: d})
 			if err != nil {
 				return errorOutcome("could not ask for confirmation: %v", err)
-			}
-			if ans.Pending {
-				return Outcome{Pending: true, Summary: "waiting for confirmation"}
 			}
 			if !ans.Approved {
 				msg := "the user declined to run this command"
@@ -173,9 +170,6 @@ func (s *Set) approveTool(ctx context.Context, name, arguments string) (Outcome,
 	ans, err := s.opts.Approver(ctx, ApprovalRequest{Tool: name, Command: name + " " + arguments})
 	if err != nil {
 		return errorOutcome("could not ask for confirmation: %v", err), false
-	}
-	if ans.Pending {
-		return Outcome{Pending: true, Summary: "waiting for confirmation"}, false
 	}
 	if !ans.Approved {
 		return errorOutcome("the user declined the %s call: %s", name, ans.Note), false

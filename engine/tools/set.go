@@ -50,9 +50,6 @@ type Approval struct {
 	// Remember: approve it for good, in the recipe (Options.Remember).
 	Remember bool
 	Note     string // passed to the model with a refusal
-	// Pending: the answer will come later (the caller asks the person and
-	// repeats the call); nothing runs and nothing is recorded now.
-	Pending bool
 }
 
 // ApprovalRequest is what a person is asked about.
@@ -313,8 +310,6 @@ type Outcome struct {
 	// For command tools:
 	Command string
 	Result  *runner.Result
-	// Pending: waiting for a person's answer (see Approval.Pending).
-	Pending bool
 	// Invalid: the arguments do not match the tool's input schema (an
 	// MCP server answers that as the protocol's invalid-params error).
 	Invalid bool
