@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -342,4 +343,25 @@ func manyNameGlobs(n int) []string {
 		out = append(out, fmt.Sprintf("**/name%d", i))
 	}
 	return append(out, "**/*.pem", "**/id_rsa*", "**/x")
+}
+
+// The subcommands a rule's first unguarded conjunct can hold for: only
+// where every way it can be true names them.
+func TestSubsGuard(t *testing.T) {
+	for src, want := range map[string]string{
+		`cmd.name == "git" && (cmd.sub == "reset" && hasFlag(cmd, "--hard") || cmd.sub in ["checkout", "switch"] && x || cmd.sub == "stash" && y)`: "checkout,reset,stash,switch",
+		`cmd.name == "git" && (cmd.sub == "a" or (cmd.sub == "b" && x) or (y && cmd.sub in ["c"]))`:                                                "a,b,c",
+		`cmd.name == "git" && (cmd.sub == "reset" || hasFlag(cmd, "-f"))`:                                                                          "",
+		`cmd.name == "git" && (cmd.sub == "reset" || cmd.name == "x")`:                                                                             "",
+		`cmd.name == "git" && (cmd.sub != "reset" || cmd.sub == "x")`:                                                                              "",
+		`cmd.name == "git" && !(cmd.sub == "reset" || cmd.sub == "x")`:                                                                             "",
+		`cmd.name == "git" && cmd.sub in [other, "x"] && y`:                                                                                        "",
+		`cmd.name == "git" && cmd.sub == "push" && (x || y)`:                                                                                       "",
+	} {
+		g := parseGuards(src)
+		subs := slices.Sorted(maps.Keys(g.subs))
+		if got := strings.Join(subs, ","); got != want {
+			t.Errorf("parseGuards(%s).subs = %q, want %q", src, got, want)
+		}
+	}
 }

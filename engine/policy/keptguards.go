@@ -21,7 +21,7 @@ import (
 // keptGuardsFormat changes whenever what is kept changes; how guards are
 // worked out is this build's, so the key holds rein's executable too (as
 // the recipe cache's does).
-const keptGuardsFormat = "rein-rule-guards/1"
+const keptGuardsFormat = "rein-rule-guards/2"
 
 // keptRule is one rule's guards and fields as kept.
 type keptRule struct {
@@ -30,6 +30,7 @@ type keptRule struct {
 	Env         bool         `json:"env,omitempty"`
 	Sub         string       `json:"sub,omitempty"`
 	HasSub      bool         `json:"has_sub,omitempty"`
+	Subs        []string     `json:"subs,omitempty"`
 	Flags       [][]string   `json:"flags,omitempty"`
 	Positionals int          `json:"positionals"`
 	Count       int          `json:"count,omitempty"`
@@ -73,6 +74,12 @@ func readKeptGuards(dir string, rules []*compiledRule, text []recipe.Rule) bool 
 		if k.NamePattern != nil {
 			g.namePattern = &namePattern{src: *k.NamePattern}
 		}
+		if k.Subs != nil {
+			g.subs = make(map[string]bool, len(k.Subs))
+			for _, s := range k.Subs {
+				g.subs[s] = true
+			}
+		}
 		r.guards, r.scriptFields, r.anyOf = g, k.Fields, k.AnyOf
 	}
 	return true
@@ -92,6 +99,9 @@ func keepGuards(dir string, rules []*compiledRule, text []recipe.Rule) {
 		}
 		if g.namePattern != nil {
 			k.NamePattern = &g.namePattern.src
+		}
+		for s := range g.subs {
+			k.Subs = append(k.Subs, s)
 		}
 		kept[i] = k
 	}

@@ -297,7 +297,9 @@ local rein = import 'rein.libsonnet';
 // every preset.
 func TestGuardsDecideAsRules(t *testing.T) {
 	lines := corpusOr(t, append(append([]string{"rm -rf /", "rm x", "uniq a b", "uniq a", "git config user.name x", "git config --get x",
-		"X=1 ls", "LANG=C ls", "awk '{system(\"x\")}' f", "awk -f p f", "sed -i s/a/b/ f", "sed -n 1p f", "find . -delete"},
+		"X=1 ls", "LANG=C ls", "awk '{system(\"x\")}' f", "awk -f p f", "sed -i s/a/b/ f", "sed -n 1p f", "find . -delete",
+		"git reset --hard", "git reset x", "git stash drop", "git stash list", "git checkout -f x", "git switch x", "git restore x",
+		"git restore -S x", "git branch -D x", "git clean -f", "git status", "git -C . reset --hard", "git push -f", "git push"},
 		readonlyAllowed...), deniedCommands()...))
 	for _, preset := range recipes.Presets {
 		r, p := presetRecipe(t, preset, "")
