@@ -101,7 +101,7 @@ func (c *askCmd) run(g *Globals, e *env, sessionName *string) error {
 	}
 	r.Allow = append(r.Allow, globList(c.AlsoAllow)...)
 	r.Deny = append(r.Deny, globList(c.CommandDeny)...)
-	a, err := app.Assemble(r, policy.Options{Tool: tools.RunCommand, Only: globList(c.CommandAllow)}, e.stderr)
+	a, err := app.Assemble(r, policy.Options{Tool: tools.RunCommand, Only: globList(c.CommandAllow), ConfirmAll: c.ConfirmCommands}, e.stderr)
 	if err != nil {
 		return err
 	}
@@ -188,7 +188,7 @@ func (c *askCmd) run(g *Globals, e *env, sessionName *string) error {
 		approver = report.TerminalApprover(e.stdin, e.stderr)
 	}
 	set := a.Tools(tools.Options{
-		Approver: approver, Yes: c.Yes, ConfirmAll: c.ConfirmCommands, AllowCommands: c.AllowCommands, NoCommands: c.NoAllowCommands, DryRun: c.DryRun,
+		Approver: approver, Yes: c.Yes, AllowCommands: c.AllowCommands, NoCommands: c.NoAllowCommands, DryRun: c.DryRun,
 		BeforeCommand: func(ce tools.CommandEvent) { onEvent(agent.CommandEvent(ce)) },
 		StartCommand:  rec.Start,
 		Remember: func(command string) {

@@ -23,6 +23,10 @@ import (
 type Facts struct {
 	// Dir is the folder the command runs in; "" is the policy's.
 	Dir string
+	// Tool is the tool that asks, when not the policy's (Options.Tool):
+	// a recipe's tools.NAME: 'ask' has every command of that tool asked
+	// about.
+	Tool string
 	// Text is shell text, known before running. Argv, when it has words,
 	// is one command as it will run (after expansion), and Text is ignored.
 	Text string
@@ -94,6 +98,35 @@ const maxResponseFiles = 32
 // decision's Run is the argv to run: Argv with the exclusions that keep a
 // walking program off secret files.
 func (p *Policy) Decide(f Facts) *Decision {
+	d := p.decideFacts(f)
+	if f.World == nil && !f.Function && d.Verdict == Allow {
+		return p.confirmed(f.Tool, d)
+	}
+	return d
+}
+
+// confirmed is an allowed decision before the command runs, asked about
+// instead when the run or the recipe has every command of the tool
+// confirmed.
+func (p *Policy) confirmed(tool string, d *Decision) *Decision {
+	if tool == "" {
+		tool = p.tool
+	}
+	rule, reason := "", ""
+	switch {
+	case p.confirmAll:
+		rule, reason = "--confirm-commands", "every command is confirmed in this run"
+	case p.recipe.Tools[tool] == "ask":
+		rule, reason = "tools."+tool, fmt.Sprintf("the recipe's tools.%s is 'ask': every command it runs is confirmed", tool)
+	default:
+		return d
+	}
+	confirm := *d
+	confirm.Verdict, confirm.Rule, confirm.Reason = Ask, rule, reason
+	return &confirm
+}
+
+func (p *Policy) decideFacts(f Facts) *Decision {
 	p = p.In(f.Dir)
 	switch {
 	case len(f.Argv) == 0:

@@ -26,6 +26,8 @@ type Policy struct {
 	workspace string
 	cwd       string
 	tool      string
+	// confirmAll: every allowed command is asked about (Options.ConfirmAll).
+	confirmAll bool
 
 	catalog map[string][]catalogEntry // by first token
 	// names holds, by command name, its program, each-rules and catalog
@@ -126,12 +128,15 @@ type Options struct {
 	// they name is allowed by them, and the named dangers (danger-* rules)
 	// do not refuse it; the task says it runs it.
 	Granted []string
+	// ConfirmAll asks about every command the recipe allows (rein ask
+	// --confirm-commands), before it runs.
+	ConfirmAll bool
 }
 
 // New compiles a recipe's rules. A rule that does not compile is an error
 // naming the rule, where it is written and the position in the expression.
 func New(r *recipe.Recipe, opts Options) (*Policy, error) {
-	p := &Policy{recipe: r, workspace: r.Workspace, cwd: opts.Cwd, tool: opts.Tool}
+	p := &Policy{recipe: r, workspace: r.Workspace, cwd: opts.Cwd, tool: opts.Tool, confirmAll: opts.ConfirmAll}
 	if p.cwd == "" {
 		p.cwd = r.Workspace
 	}

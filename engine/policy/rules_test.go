@@ -364,3 +364,25 @@ func TestRuleFieldTypo(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
+
+// A recipe's tools.NAME: 'ask' and a run's --confirm-commands make every
+// allowed command of that tool an ask, decided here with the rule that says
+// so: the tool set only asks.
+func TestConfirmedTools(t *testing.T) {
+	p := recipePolicy(t, `{ allow: ['ls*', 'rm*'], deny: ['rm*'], tools: { run_command: 'ask' } }`)
+	for _, c := range []struct {
+		tool, command string
+		verdict       policy.Verdict
+		rule          string
+	}{
+		{"run_command", "ls", policy.Ask, "tools.run_command"},
+		{"run_command", "rm x", policy.Deny, "deny: rm*"},
+		{"execute_command", "ls", policy.Allow, "allow: ls*"},
+		{"", "ls", policy.Allow, "allow: ls*"},
+	} {
+		d := p.Decide(policy.Facts{Text: c.command, Tool: c.tool})
+		if d.Verdict != c.verdict || d.Rule != c.rule {
+			t.Errorf("%s %q: %s by %q, want %s by %q", c.tool, c.command, d.Verdict, d.Rule, c.verdict, c.rule)
+		}
+	}
+}

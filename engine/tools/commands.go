@@ -17,7 +17,7 @@ func (s *Set) runCommand(ctx context.Context, args map[string]json.RawMessage) O
 	if o, ok := decode(args, &a, "command"); !ok {
 		return o
 	}
-	d, err := s.runner.Decide(policy.Facts{Text: a.Command})
+	d, err := s.runner.Decide(policy.Facts{Text: a.Command, Tool: RunCommand})
 	if err != nil {
 		return errorOutcome("%v", err)
 	}
@@ -48,7 +48,7 @@ func (s *Set) executeCommand(ctx context.Context, args map[string]json.RawMessag
 	}
 	argv := append([]string{a.Command}, a.Args...)
 	text := shellparse.JoinArgv(argv)
-	d, err := s.runner.Decide(policy.Facts{Argv: argv, Dir: a.Cwd})
+	d, err := s.runner.Decide(policy.Facts{Argv: argv, Dir: a.Cwd, Tool: ExecuteCommand})
 	if err != nil {
 		return errorOutcome("%v", err)
 	}
@@ -61,17 +61,6 @@ func (s *Set) executeCommand(ctx context.Context, args map[string]json.RawMessag
 // no one to ask, refuses and says so), allow runs.
 func (s *Set) execute(ctx context.Context, tool, command, reason string, d *policy.Decision, run func(approved bool) *runner.Result) Outcome {
 	verdict := d.Verdict
-	if verdict == policy.Allow && (s.opts.ConfirmAll || s.enabled[tool] == Confirm) {
-		// Every command is confirmed: the decision says why, so that
-		// the prompt (or the refusal without a terminal) names it.
-		confirm := *d
-		confirm.Verdict = policy.Ask
-		confirm.Rule, confirm.Reason = "--confirm-commands", "every command is confirmed in this run"
-		if !s.opts.ConfirmAll {
-			confirm.Rule, confirm.Reason = "tools."+tool, fmt.Sprintf("the recipe's tools.%s is 'ask': every command it runs is confirmed", tool)
-		}
-		d, verdict = &confirm, policy.Ask
-	}
 	ev := CommandEvent{Tool: tool, Command: command, Reason: reason, Decision: d, DryRun: s.opts.DryRun}
 	if s.opts.BeforeCommand != nil {
 		s.opts.BeforeCommand(ev)

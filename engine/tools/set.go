@@ -81,8 +81,6 @@ type Options struct {
 	Approver Approver
 	// Yes approves every ask verdict (never a deny).
 	Yes bool
-	// ConfirmAll makes every command an ask.
-	ConfirmAll bool
 	// AllowCommands turns on the command tools even if the recipe turns
 	// them off.
 	AllowCommands bool

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reinsh/rein/engine/policy"
 	"github.com/reinsh/rein/engine/policy/policytest"
 	"github.com/reinsh/rein/engine/runner"
 	"github.com/reinsh/rein/engine/tools"
@@ -63,7 +64,13 @@ func TestApproval(t *testing.T) {
 		t.Errorf("--yes must never override deny: %s", o.Output)
 	}
 
-	set, _ = newSet(t, "readonly", tools.Options{ConfirmAll: true, Approver: approver})
+	// The policy decides the ask (one decider); the tool set asks.
+	r, _ := policytest.Load(t, t.TempDir(), "readonly")
+	p, err := policy.New(r, policy.Options{ConfirmAll: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set = tools.NewSet(p, runner.New(p, runner.Options{}), tools.Options{Approver: approver})
 	answer = tools.Approval{}
 	asked = nil
 	set.Call(context.Background(), "run_command", `{"command":"ls","reason":"x"}`)
