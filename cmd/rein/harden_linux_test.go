@@ -43,18 +43,19 @@ func TestOwnEnvironmentUnreadable(t *testing.T) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 		return cmd
 	}
-	rein := run(bin, "--preset", "readonly", "exec", "sleep 5")
+	const marker = "5.37" // a sleep nobody else runs
+	rein := run(bin, "--preset", "readonly", "exec", "sleep "+marker)
 	rein.Stdout, rein.Stderr = io.Discard, io.Discard
 	if err := rein.Start(); err != nil {
-		t.Skipf("cannot start rein as another user: %v", err)
+		t.Fatalf("cannot start rein as another user: %v", err)
 	}
 	defer func() { rein.Process.Kill(); rein.Wait() }()
 	environ := "/proc/" + strconv.Itoa(rein.Process.Pid) + "/environ"
-	// Wait until rein is past its start (it hardens itself first thing).
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		if out, _ := exec.Command("pgrep", "-P", strconv.Itoa(rein.Process.Pid)).Output(); len(out) > 0 {
-			break
+	// Wait until the command runs: rein hardened itself first thing.
+	deadline := time.Now().Add(10 * time.Second)
+	for len(sleepers(marker)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the command did not start")
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

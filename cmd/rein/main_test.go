@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/reinsh/rein/engine/sandbox"
+	"github.com/reinsh/rein/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -25,6 +26,8 @@ func TestMain(m *testing.M) {
 	if os.Getenv("REIN_TEST_MAIN") == "1" || len(os.Args) > 2 && os.Args[1] == sandbox.HelperArg {
 		main()
 	}
+	// The developer's home and git configuration never decide a test.
+	cleanup := testenv.Isolate()
 	// The tests' recipes are approved as a CI pipeline's are; trust_test.go
 	// unsets CI to test the approval itself.
 	os.Setenv("CI", "true")
@@ -32,6 +35,7 @@ func TestMain(m *testing.M) {
 	if binary != "" {
 		os.RemoveAll(filepath.Dir(binary)) // reinBinary's build
 	}
+	cleanup()
 	os.Exit(code)
 }
 

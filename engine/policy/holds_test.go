@@ -159,7 +159,7 @@ func TestDotDotAfterALinkIsReadPhysically(t *testing.T) {
 	ws := filepath.Join(top, "ws")
 	os.MkdirAll(ws, 0o755)
 	if err := os.Symlink(filepath.Join(secret, "sub"), filepath.Join(ws, "lnk")); err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(ws, "rein.jsonnet"), []byte(`local rein = import 'rein.libsonnet'; rein.presets.readonly + { paths+: { deny+: ['`+secret+`/**'] } }`), 0o644)
 	r, err := recipe.Load(recipe.Options{Dir: ws, CacheDir: "-", UserFile: "-"})

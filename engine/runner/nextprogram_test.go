@@ -17,14 +17,23 @@ import (
 // file touched in the test's folder) must not appear.
 
 // nextGit runs the person's plain git in dir, as they would after rein, with
-// their own configuration left out.
-func nextGit(t *testing.T, dir string, args ...string) string {
+// the tests' configuration (an author, no signing: testenv), and returns
+// what it said and whether it succeeded.
+func nextGit(t *testing.T, dir string, args ...string) (string, bool) {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
-	out, _ := cmd.CombinedOutput()
-	return string(out)
+	out, err := cmd.CombinedOutput()
+	return string(out), err == nil
+}
+
+// mustGit is nextGit for a step that has to succeed for the test to mean
+// anything (a commit that fails on its own runs no hook).
+func mustGit(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	if out, ok := nextGit(t, dir, args...); !ok {
+		t.Fatalf("git %s in %s: %s", strings.Join(args, " "), dir, out)
+	}
 }
 
 // canaryAt is a program that touches a file in dir, and the file.
@@ -48,8 +57,8 @@ func TestRepositoriesMadeBelowTheTopDoNotRunLater(t *testing.T) {
 	elsewhere := t.TempDir()
 	program, canary := canaryAt(t, elsewhere)
 	// The planted repository elsewhere, which lib2/.git names.
-	nextGit(t, elsewhere, "init", "-q", "planted")
-	nextGit(t, filepath.Join(elsewhere, "planted"), "config", "core.fsmonitor", program)
+	mustGit(t, elsewhere, "init", "-q", "planted")
+	mustGit(t, filepath.Join(elsewhere, "planted"), "config", "core.fsmonitor", program)
 	plant := "#!/bin/sh\nset -e\n" +
 		"mkdir -p src && git -C src init -q && git -C src config core.fsmonitor " + program + "\n" +
 		"printf '#!/bin/sh\\n" + program + "\\n' > src/.git/hooks/pre-commit && chmod +x src/.git/hooks/pre-commit\n" +
@@ -60,18 +69,19 @@ func TestRepositoriesMadeBelowTheTopDoNotRunLater(t *testing.T) {
 		// A repository made the ordinary way keeps all of its files.
 		"mkdir -p clean && git -C clean init -q && git -C clean config user.name rein\n"
 	r, dir := sandboxed(t, `{ commands: [{ command: './plant.sh' }], sandbox: { mode: 'workspace-write' } }`, map[string]string{"plant.sh": plant})
-	nextGit(t, dir, "init", "-q")
+	mustGit(t, dir, "init", "-q")
 	res := r.Run(context.Background(), "./plant.sh", runner.RunOptions{})
 	if res.ExitCode != 0 {
 		t.Fatalf("plant.sh: %+v", res)
 	}
 	for _, where := range []string{"src", "vendor/lib", "lib2"} {
-		out := nextGit(t, filepath.Join(dir, where), "status")
+		out, _ := nextGit(t, filepath.Join(dir, where), "status")
 		if _, err := os.Stat(canary); err == nil {
 			t.Fatalf("the person's git status in %s ran the planted program (%s); rein said %q", where, out, res.Stderr)
 		}
 	}
-	nextGit(t, filepath.Join(dir, "src"), "commit", "-q", "--allow-empty", "-m", "x")
+	// The commit itself must succeed: one that fails first runs no hook.
+	mustGit(t, filepath.Join(dir, "src"), "commit", "-q", "--allow-empty", "-m", "x")
 	if _, err := os.Stat(canary); err == nil {
 		t.Fatalf("the person's git commit in src ran the planted hook; rein said %q", res.Stderr)
 	}
@@ -101,11 +111,9 @@ func TestGitStopsAtTheWorkspace(t *testing.T) {
 		t.Fatalf("ls: %+v", res)
 	}
 	above := filepath.Dir(dir)
-	if out := nextGit(t, above, "init", "-q"); out != "" {
-		t.Fatalf("git init above: %s", out)
-	}
-	nextGit(t, above, "config", "core.hooksPath", filepath.Dir(program))
-	nextGit(t, above, "config", "alias.x", "!"+program)
+	mustGit(t, above, "init", "-q")
+	mustGit(t, above, "config", "core.hooksPath", filepath.Dir(program))
+	mustGit(t, above, "config", "alias.x", "!"+program)
 	res := r.Run(context.Background(), "git status", runner.RunOptions{})
 	if res.ExitCode == 0 || !strings.Contains(res.Stderr, "not a git repository") {
 		t.Errorf("git status found the repository above the workspace: %+v", res)

@@ -227,7 +227,7 @@ func TestSandboxHidesSecretsWithoutNamespaces(t *testing.T) {
 	}, func(o *runner.Options) {
 		plain, err := o.Sandbox.WithoutNamespaces(sandbox.Probe())
 		if err != nil {
-			t.Skip(err)
+			noSandboxOrFatal(t, err)
 		}
 		o.Sandbox = &plain
 	})
@@ -266,7 +266,7 @@ func TestSandboxHidesWhatTheReadmeSays(t *testing.T) {
 		os.WriteFile(filepath.Join(home, name), []byte(body+"-LEAK"), 0o600)
 	}
 	if err := os.Symlink(filepath.Join(home, "dotfiles", "kube"), filepath.Join(home, ".kube")); err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	// The script names the files itself: vetting, which refuses them by
 	// name, does not see them.
@@ -464,4 +464,14 @@ func TestConfinedReadsHoldInTheSandbox(t *testing.T) {
 	if d := r.Run(context.Background(), "cat "+filepath.Join(elsewhere, "other-project.txt"), runner.RunOptions{}); d.DeniedBy != "paths.scope" {
 		t.Errorf("cat of a file outside: %+v", d)
 	}
+}
+
+// noSandboxOrFatal ends a test whose sandbox could not be made: a skip
+// where this kernel has no sandbox, a failure where it has one.
+func noSandboxOrFatal(t *testing.T, err error) {
+	t.Helper()
+	if sandbox.Probe().Available() {
+		t.Fatalf("the kernel has a sandbox, and it could not be made: %v", err)
+	}
+	t.Skipf("no sandbox on this kernel: %v", err)
 }

@@ -280,12 +280,12 @@ func TestAgentFoldersFromSocketTable(t *testing.T) {
 	os.Mkdir(filepath.Join(tmp, "ssh-live"), 0o700)
 	ln, err := net.Listen("unix", filepath.Join(tmp, "ssh-live", "agent.1"))
 	if err != nil {
-		t.Skipf("cannot bind a unix socket here: %v", err)
+		t.Fatalf("cannot bind a unix socket: %v", err)
 	}
 	defer ln.Close()
 	b, err := os.ReadFile("/proc/net/unix")
 	if err != nil {
-		t.Skipf("no socket table: %v", err)
+		t.Fatalf("no socket table: %v", err)
 	}
 	if got := agentFoldersFrom(b, tmp); !slices.Equal(got, []string{filepath.Join(tmp, "ssh-live")}) {
 		t.Errorf("a live agent's folder: got %q", got)

@@ -15,7 +15,7 @@ import (
 func TestReadRefusesNamedPipe(t *testing.T) {
 	f, _, dir := setup(t, `{}`)
 	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
-		t.Skip("no named pipes here:", err)
+		t.Fatal("cannot make a named pipe:", err)
 	}
 	done := make(chan error, 1)
 	go func() {

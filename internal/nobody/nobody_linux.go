@@ -7,6 +7,7 @@
 package nobody
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,7 +43,7 @@ func Rerun(t *testing.T, flags ...string) {
 	for _, v := range []string{"HOME", "TMPDIR", "XDG_CONFIG_HOME", "REIN_CACHE_DIR"} {
 		p := filepath.Join(dir, strings.ToLower(v))
 		if err := os.Mkdir(p, 0o700); err != nil || os.Chown(p, 65534, 65534) != nil {
-			t.Skipf("cannot make a folder for nobody: %v", err)
+			t.Fatalf("cannot make a folder for nobody: %v", err)
 		}
 		env = append(env, v+"="+p)
 	}
@@ -74,6 +75,35 @@ func Rerun(t *testing.T, flags ...string) {
 	if !strings.Contains(string(out), "--- PASS: ") {
 		t.Fatalf("as nobody, no test passed:\n%s", out)
 	}
+	t.Log("as nobody: " + summary(string(out)))
+}
+
+// summary counts a -test.v run's results and lists its skips with their
+// reasons (the line after each skip).
+func summary(out string) string {
+	var passed, skipped int
+	var skips []string
+	lines := strings.Split(out, "\n")
+	for i, line := range lines {
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(trimmed, "--- PASS: "):
+			passed++
+		case strings.HasPrefix(trimmed, "--- SKIP: "):
+			skipped++
+			name := strings.Fields(strings.TrimPrefix(trimmed, "--- SKIP: "))[0]
+			reason := ""
+			if i+1 < len(lines) {
+				reason = strings.TrimSpace(lines[i+1])
+			}
+			skips = append(skips, name+" ("+reason+")")
+		}
+	}
+	s := fmt.Sprintf("%d passed, %d skipped", passed, skipped)
+	if len(skips) > 0 {
+		s += ": " + strings.Join(skips, "; ")
+	}
+	return s
 }
 
 // openToOthers reports whether users other than its owner may enter every
