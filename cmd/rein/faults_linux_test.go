@@ -65,7 +65,7 @@ func TestFaultKillExec(t *testing.T) {
 	}
 	dir, db, env := faultSetup(t)
 	marker := sleepMarker("3.17") // the background sleep each command leaves
-	k := newKillRuns(29)
+	k := newKillRuns(t, 29)
 	for i := range k.n {
 		name := fmt.Sprintf("fault-%d", i)
 		// Every other command would run on for seconds if rein's death
@@ -641,8 +641,7 @@ func TestFaultKillMCP(t *testing.T) {
 	}
 	dir, db, env := faultSetup(t)
 	marker := sleepMarker("3.19")
-	k := newKillRuns(31)
-	k.n = max(k.n/2, 10) // each run is short: the window is the first 40 ms
+	k := newKillRuns(t, 31)
 	for i := range k.n {
 		name := fmt.Sprintf("mcp-%d", i)
 		fg := "0.04"
@@ -763,7 +762,7 @@ func TestFaultKillAsk(t *testing.T) {
 		io.WriteString(w, sseCall("run_command", string(args)))
 	}))
 	defer srv.Close()
-	k := newKillRuns(37)
+	k := newKillRuns(t, 37)
 	for i := range k.n {
 		name := fmt.Sprintf("ask-%d", i)
 		cmd := exec.Command(os.Args[0], "--dir", dir, "ask", "--model", "openai-compatible:m", "--base-url", srv.URL, name)
@@ -948,10 +947,19 @@ type killRuns struct {
 	killed, leftBehind int
 }
 
-// newKillRuns starts a kill test's count with a fresh seed (stream tells
-// the tests' random sequences apart).
-func newKillRuns(stream uint64) *killRuns {
+// newKillRuns starts a kill test's count with the seed REIN_FAULTS_SEED
+// sets, else a fresh one, which a failed test prints, so that its kill
+// points can be replayed (stream tells the tests' sequences apart).
+func newKillRuns(t *testing.T, stream uint64) *killRuns {
 	seed := uint64(time.Now().UnixNano())
+	if s, err := strconv.ParseUint(os.Getenv("REIN_FAULTS_SEED"), 10, 64); err == nil {
+		seed = s
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("replay these kill points with REIN_FAULTS_SEED=%d go test -run '^%s$' ./cmd/rein", seed, t.Name())
+		}
+	})
 	return &killRuns{seed: seed, rng: rand.New(rand.NewPCG(seed, stream)), n: faultRuns()}
 }
 

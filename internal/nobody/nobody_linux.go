@@ -79,7 +79,7 @@ func Rerun(t *testing.T, flags ...string) {
 }
 
 // summary counts a -test.v run's results and lists its skips with their
-// reasons (the line after each skip).
+// reasons (the line a skip prints comes just before its --- SKIP).
 func summary(out string) string {
 	var passed, skipped int
 	var skips []string
@@ -93,8 +93,8 @@ func summary(out string) string {
 			skipped++
 			name := strings.Fields(strings.TrimPrefix(trimmed, "--- SKIP: "))[0]
 			reason := ""
-			if i+1 < len(lines) {
-				reason = strings.TrimSpace(lines[i+1])
+			if i > 0 && !strings.HasPrefix(strings.TrimSpace(lines[i-1]), "=== ") {
+				reason = strings.TrimSpace(lines[i-1])
 			}
 			skips = append(skips, name+" ("+reason+")")
 		}

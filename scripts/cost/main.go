@@ -140,6 +140,8 @@ func measure(rounds int, asJSON, bench bool, pick *regexp.Regexp) error {
 			Command: []string{rein, "check", "--preset", "readonly", "git status"}, Baseline: []string{hello}},
 		{Name: "rein hook claude-code (Bash) vs rein check of it", Target: 1.3, Input: hookPayload, BaselineInput: os.DevNull,
 			Command: []string{rein, "--preset", "readonly", "hook", "claude-code"}, Baseline: []string{rein, "check", "--preset", "readonly", hookCommand}},
+		{Name: "rein-sandbox's start vs rein's (rein version)",
+			Command: []string{filepath.Join(tmp, "rein-sandbox")}, Baseline: []string{rein, "version"}},
 		{Name: "rein audit over 10,000 records vs rein version", Target: 6,
 			Env: []string{"REIN_DB=" + filepath.Join(tmp, "audit.db")}, Command: []string{rein, "audit"}, Baseline: []string{rein, "version"}},
 		{Name: "bulk rein check --json over nl2bash vs a bare parse", Target: 2, Input: corpus,
