@@ -45,10 +45,10 @@ func (c *doctorCmd) Run(g *Globals, e *env) error {
 		fmt.Fprintf(e.stdout, "landlock:    not available — %s\n", st.Why)
 	}
 	if st.Seccomp {
-		fmt.Fprintln(e.stdout, "seccomp:     yes (where the recipe denies the network, every socket but unix and netlink ones is refused)")
+		fmt.Fprintln(e.stdout, "seccomp:     yes (a command cannot change the limits, priority or CPUs of processes outside it; where the recipe denies the network, every socket but unix and netlink ones is refused)")
 	}
 	if st.Namespaces {
-		fmt.Fprintln(e.stdout, "namespaces:  yes (the recipe and .git/hooks read-only inside the workspace; a network namespace when the network is denied)")
+		fmt.Fprintln(e.stdout, "namespaces:  yes (the recipe and .git/hooks read-only inside the workspace; a /dev/shm of the command's own; a network namespace when the network is denied)")
 	} else if st.OS == "linux" {
 		fmt.Fprintf(e.stdout, "namespaces:  no — %s; rein puts back what a command changes instead\n", st.NamespacesWhy)
 	}

@@ -17,7 +17,8 @@ import (
 // cannot keep the recipe or .git/hooks from being written. Where the kernel
 // lets an unprivileged user make namespaces, the helper starts in its own
 // user and mount namespaces (and network namespace when the network is
-// denied) and mounts those places read-only for the command. No PID
+// denied), mounts those places read-only for the command, and gives it a
+// /dev/shm of its own. No PID
 // namespace: its first process would see a /proc that is not its own
 // (Landlock's all-threads call reads its threads from there), and a fresh
 // /proc cannot be mounted inside most containers.
@@ -114,6 +115,14 @@ func mountPlaces(c Config) (mounted bool, err error) {
 	for _, p := range c.Pin {
 		if _, err := bind(p); err != nil {
 			return false, err
+		}
+	}
+	// /dev/shm is the command's own: what it leaves there goes with its
+	// mount namespace instead of outliving it, and it finds nothing that
+	// others left there.
+	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+		if err := unix.Mount("tmpfs", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil {
+			return false, fmt.Errorf("cannot give the command a /dev/shm of its own: %w", err)
 		}
 	}
 	for _, p := range append(slices.Clip(c.HideServices), c.Cover...) {

@@ -11,15 +11,24 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// The seccomp filter every confined command runs under, where the kernel
+// has seccomp.
+//
+// Processes outside. Landlock keeps a command's signals and ptrace inside
+// its sandbox, but not the system calls that change another process of the
+// same user: prlimit on rein or the agent (no more open files, a CPU limit
+// of a second), renice, CPU affinity, I/O priority. Those are refused
+// (EPERM) unless they name the caller itself (pid 0; for setpriority and
+// ioprio_set, the process itself, not its group or user).
+//
 // Network denial without a network namespace (AppArmor refuses one to
 // unprivileged users on many desktops). Landlock stops TCP connect and bind
 // (ABI 4), but not UDP, raw or packet sockets: a DNS query is enough to
-// send data out. Where the recipe denies the network, the thread that
-// starts the program installs a seccomp filter the program inherits:
-// socket() makes unix and netlink sockets only (ENETUNREACH for the rest,
-// as where no network is), and io_uring, which can make sockets of its
-// own, is refused (EACCES). In a network namespace of its own a command
-// can reach nothing either way; the filter is installed there too.
+// send data out. Where the recipe denies the network, socket() makes unix
+// and netlink sockets only (ENETUNREACH for the rest, as where no network
+// is), and io_uring, which can make sockets of its own, is refused
+// (EACCES). In a network namespace of its own a command can reach nothing
+// either way; the filter refuses them there too.
 
 // seccomp_data offsets: the system call's number, its architecture, its
 // first argument (the low half, on these little-endian machines).
@@ -27,6 +36,7 @@ const (
 	offNr   = 0
 	offArch = 4
 	offArg0 = 16
+	offArg1 = 24
 )
 
 // syscalls are one architecture's numbers for what the filter looks at.
@@ -36,29 +46,42 @@ type syscalls struct {
 	socketcall uint32 // 0: none (the arguments are behind a pointer: refused)
 	ioUring    uint32
 	x32        bool // numbers with bit 30 set are the x32 ABI's: refused
+	// byPid take a process id first: refused but for 0, the caller.
+	byPid []uint32 // prlimit64, sched_setparam, sched_setscheduler, sched_setaffinity, sched_setattr
+	// setpriority and ioprio_set take (which, who): refused but for the
+	// caller itself.
+	setpriority, ioprioSet uint32
 }
 
 // filterArches are the native architecture and the one its kernel also
 // runs programs of (i386 on amd64, 32-bit ARM on arm64); nil where rein has
 // no filter (the network then stays open to UDP, as without it).
-func filterArches() []syscalls {
-	switch runtime.GOARCH {
+func filterArches() []syscalls { return archTables(runtime.GOARCH) }
+
+// archTables are filterArches for a Go architecture.
+func archTables(goarch string) []syscalls {
+	switch goarch {
 	case "amd64":
 		return []syscalls{
-			{arch: unix.AUDIT_ARCH_X86_64, socket: 41, ioUring: 425, x32: true},
-			{arch: unix.AUDIT_ARCH_I386, socket: 359, socketcall: 102, ioUring: 425},
+			{arch: unix.AUDIT_ARCH_X86_64, socket: 41, ioUring: 425, x32: true,
+				byPid: []uint32{302, 142, 144, 203, 314}, setpriority: 141, ioprioSet: 251},
+			{arch: unix.AUDIT_ARCH_I386, socket: 359, socketcall: 102, ioUring: 425,
+				byPid: []uint32{340, 154, 156, 241, 351}, setpriority: 97, ioprioSet: 289},
 		}
 	case "arm64":
 		return []syscalls{
-			{arch: unix.AUDIT_ARCH_AARCH64, socket: 198, ioUring: 425},
-			{arch: unix.AUDIT_ARCH_ARM, socket: 281, ioUring: 425},
+			{arch: unix.AUDIT_ARCH_AARCH64, socket: 198, ioUring: 425,
+				byPid: []uint32{261, 118, 119, 122, 274}, setpriority: 140, ioprioSet: 30},
+			{arch: unix.AUDIT_ARCH_ARM, socket: 281, ioUring: 425,
+				byPid: []uint32{369, 154, 156, 241, 380}, setpriority: 97, ioprioSet: 314},
 		}
 	}
 	return nil
 }
 
-// noSocketsFilter is the filter for arches: a classic BPF program.
-func noSocketsFilter(arches []syscalls) []unix.SockFilter {
+// commandFilter is the filter for arches: a classic BPF program. network
+// adds the refusal of network sockets.
+func commandFilter(arches []syscalls, network bool) []unix.SockFilter {
 	var a bpf
 	deny := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES))
 	a.ld(offArch)
@@ -72,20 +95,50 @@ func noSocketsFilter(arches []syscalls) []unix.SockFilter {
 		if s.x32 {
 			a.jset(0x40000000, "deny", "")
 		}
-		a.jeq(s.socket, "domain", "")
-		if s.socketcall != 0 {
-			a.jeq(s.socketcall, "deny", "")
+		if network {
+			a.jeq(s.socket, "domain", "")
+			if s.socketcall != 0 {
+				a.jeq(s.socketcall, "deny", "")
+			}
+			a.jeq(s.ioUring, "deny", "")
 		}
-		a.jeq(s.ioUring, "deny", "")
+		for _, nr := range s.byPid {
+			a.jeq(nr, "pid", "")
+		}
+		if s.setpriority != 0 {
+			a.jeq(s.setpriority, "setpriority", "")
+		}
+		if s.ioprioSet != 0 {
+			a.jeq(s.ioprioSet, "ioprio", "")
+		}
 		a.ret(unix.SECCOMP_RET_ALLOW)
 	}
-	a.label("domain")
+	if network {
+		a.label("domain")
+		a.ld(offArg0)
+		a.jeq(unix.AF_UNIX, "allow", "")
+		a.jeq(unix.AF_NETLINK, "allow", "")
+		// What a program says then is what it says where no network is
+		// ("Network is unreachable"), and rein's note on it follows.
+		a.ret(unix.SECCOMP_RET_ERRNO | uint32(unix.ENETUNREACH))
+	}
+	// The caller itself: pid 0.
+	a.label("pid")
 	a.ld(offArg0)
-	a.jeq(unix.AF_UNIX, "allow", "")
-	a.jeq(unix.AF_NETLINK, "allow", "")
-	// What a program says then is what it says where no network is
-	// ("Network is unreachable"), and rein's note on it follows.
-	a.ret(unix.SECCOMP_RET_ERRNO | uint32(unix.ENETUNREACH))
+	a.jeq(0, "allow", "outside")
+	// setpriority(PRIO_PROCESS, 0, …) and ioprio_set(IOPRIO_WHO_PROCESS,
+	// 0, …): the caller, not its process group or every process of its user.
+	a.label("setpriority")
+	a.ld(offArg0)
+	a.jeq(unix.PRIO_PROCESS, "who", "outside")
+	a.label("ioprio")
+	a.ld(offArg0)
+	a.jeq(1, "who", "outside") // IOPRIO_WHO_PROCESS
+	a.label("who")
+	a.ld(offArg1)
+	a.jeq(0, "allow", "outside")
+	a.label("outside")
+	a.ret(unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM))
 	a.label("deny")
 	a.ret(deny)
 	a.label("allow")
@@ -93,16 +146,21 @@ func noSocketsFilter(arches []syscalls) []unix.SockFilter {
 	return a.assemble()
 }
 
-// refuseSockets installs noSockets where c denies the network. A kernel
-// without seccomp (EINVAL) is let be where the command has a network
-// namespace of its own, which denies the network already; elsewhere the
-// helper runs nothing.
-func refuseSockets(c Config) {
-	if !c.Network {
+// filterCommand installs commandFilter on the command a confined helper
+// starts. A kernel without seccomp (EINVAL) leaves it out, but where the
+// network is to be refused and no network namespace of the command's own
+// refuses it: the helper then runs nothing.
+func filterCommand(c Config) {
+	if !c.Confined() {
 		return
 	}
-	if err := noSockets(); err != nil && (!c.Isolate || !errors.Is(err, unix.EINVAL)) {
+	switch err := installFilter(c.Network); {
+	case err == nil:
+	case errors.Is(err, unix.EINVAL) && (!c.Network || c.Isolate):
+	case c.Network:
 		fail("cannot refuse the command network sockets (seccomp): " + err.Error())
+	default:
+		fail("cannot install the command's seccomp filter: " + err.Error())
 	}
 }
 
@@ -119,14 +177,14 @@ func seccompAvailable() bool {
 	return err == nil
 }
 
-// noSockets installs the filter on the calling thread (locked to its
+// installFilter installs the filter on the calling thread (locked to its
 // goroutine), from which the program is started.
-func noSockets() error {
+func installFilter(network bool) error {
 	arches := filterArches()
 	if arches == nil {
 		return nil
 	}
-	prog := noSocketsFilter(arches)
+	prog := commandFilter(arches, network)
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return err
 	}

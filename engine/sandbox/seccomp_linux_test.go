@@ -10,13 +10,15 @@ import (
 )
 
 // runFilter runs a classic BPF seccomp program on one system call, as the
-// kernel would: its number, architecture and first argument.
-func runFilter(t *testing.T, prog []unix.SockFilter, arch, nr uint32, arg0 uint64) uint32 {
+// kernel would: its number, architecture and first arguments.
+func runFilter(t *testing.T, prog []unix.SockFilter, arch, nr uint32, args ...uint64) uint32 {
 	t.Helper()
 	data := make([]byte, 64)
 	binary.LittleEndian.PutUint32(data[offNr:], nr)
 	binary.LittleEndian.PutUint32(data[offArch:], arch)
-	binary.LittleEndian.PutUint64(data[offArg0:], arg0)
+	for i, a := range args {
+		binary.LittleEndian.PutUint64(data[offArg0+8*i:], a)
+	}
 	var acc uint32
 	for pc := 0; pc < len(prog); pc++ {
 		in := prog[pc]
@@ -53,14 +55,8 @@ func runFilter(t *testing.T, prog []unix.SockFilter, arch, nr uint32, arg0 uint6
 func TestNoSocketsFilter(t *testing.T) {
 	const allow, deny = unix.SECCOMP_RET_ALLOW, unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES)
 	const unreachable = unix.SECCOMP_RET_ERRNO | uint32(unix.ENETUNREACH)
-	amd64 := noSocketsFilter([]syscalls{
-		{arch: unix.AUDIT_ARCH_X86_64, socket: 41, ioUring: 425, x32: true},
-		{arch: unix.AUDIT_ARCH_I386, socket: 359, socketcall: 102, ioUring: 425},
-	})
-	arm64 := noSocketsFilter([]syscalls{
-		{arch: unix.AUDIT_ARCH_AARCH64, socket: 198, ioUring: 425},
-		{arch: unix.AUDIT_ARCH_ARM, socket: 281, ioUring: 425},
-	})
+	amd64 := commandFilter(archTables("amd64"), true)
+	arm64 := commandFilter(archTables("arm64"), true)
 	for _, c := range []struct {
 		name     string
 		prog     []unix.SockFilter
@@ -94,6 +90,58 @@ func TestNoSocketsFilter(t *testing.T) {
 	} {
 		if got := runFilter(t, c.prog, c.arch, c.nr, c.arg0); got != c.want {
 			t.Errorf("%s: %#x, want %#x", c.name, got, c.want)
+		}
+	}
+}
+
+// The filter every confined command runs under: the system calls that
+// change another process (its limits, priority, CPUs, I/O priority) are
+// refused but for the caller itself, network or not; sockets are made
+// where the network is allowed.
+func TestOutsideProcessesFilter(t *testing.T) {
+	const allow, eperm = unix.SECCOMP_RET_ALLOW, unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
+	const x86, i386, a64, arm = unix.AUDIT_ARCH_X86_64, unix.AUDIT_ARCH_I386, unix.AUDIT_ARCH_AARCH64, unix.AUDIT_ARCH_ARM
+	for _, network := range []bool{false, true} {
+		amd64, arm64 := commandFilter(archTables("amd64"), network), commandFilter(archTables("arm64"), network)
+		for _, c := range []struct {
+			name     string
+			prog     []unix.SockFilter
+			arch, nr uint32
+			args     []uint64
+			want     uint32
+		}{
+			{"prlimit64 of another process", amd64, x86, 302, []uint64{4242}, eperm},
+			{"prlimit64 of itself", amd64, x86, 302, []uint64{0}, allow},
+			{"prlimit64, pid in the high half only", amd64, x86, 302, []uint64{1 << 32}, allow},
+			{"sched_setaffinity of another", amd64, x86, 203, []uint64{1}, eperm},
+			{"sched_setscheduler of another", amd64, x86, 144, []uint64{1}, eperm},
+			{"sched_setparam of another", amd64, x86, 142, []uint64{1}, eperm},
+			{"sched_setattr of another", amd64, x86, 314, []uint64{1}, eperm},
+			{"renice of another", amd64, x86, 141, []uint64{unix.PRIO_PROCESS, 4242}, eperm},
+			{"renice of its group", amd64, x86, 141, []uint64{unix.PRIO_PGRP, 0}, eperm},
+			{"renice of every process of its user", amd64, x86, 141, []uint64{unix.PRIO_USER, 0}, eperm},
+			{"nice of itself", amd64, x86, 141, []uint64{unix.PRIO_PROCESS, 0}, allow},
+			{"ionice of another", amd64, x86, 251, []uint64{1, 4242}, eperm},
+			{"ionice of itself", amd64, x86, 251, []uint64{1, 0}, allow},
+			{"ionice of its user", amd64, x86, 251, []uint64{3, 0}, eperm},
+			{"i386 prlimit64 of another", amd64, i386, 340, []uint64{4242}, eperm},
+			{"i386 renice of another", amd64, i386, 97, []uint64{0, 4242}, eperm},
+			{"read", amd64, x86, 0, []uint64{0}, allow},
+			{"arm64 prlimit64 of another", arm64, a64, 261, []uint64{4242}, eperm},
+			{"arm64 ionice of another", arm64, a64, 30, []uint64{1, 4242}, eperm},
+			{"arm prlimit64 of another", arm64, arm, 369, []uint64{4242}, eperm},
+			{"arm64 getpid", arm64, a64, 172, nil, allow},
+		} {
+			if got := runFilter(t, c.prog, c.arch, c.nr, c.args...); got != c.want {
+				t.Errorf("network denied %v, %s: %#x, want %#x", network, c.name, got, c.want)
+			}
+		}
+		want := uint32(allow)
+		if network {
+			want = unix.SECCOMP_RET_ERRNO | uint32(unix.ENETUNREACH)
+		}
+		if got := runFilter(t, amd64, x86, 41, unix.AF_INET); got != want {
+			t.Errorf("network denied %v: a UDP socket %#x, want %#x", network, got, want)
 		}
 	}
 }

@@ -1,0 +1,106 @@
+package runner_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/reinsh/rein/engine/runner"
+	"github.com/reinsh/rein/engine/sandbox"
+)
+
+// A command cannot change the processes outside its sandbox: the user's
+// other programs (rein, the agent, their shell) keep their limits and
+// priority whatever the command asks (prlimit, renice, taskset, ionice of
+// another pid). Its own it may change.
+func TestCommandCannotChangeOtherProcesses(t *testing.T) {
+	if !sandbox.Probe().Seccomp {
+		t.Skip("no seccomp here: the filter that refuses this is not installed")
+	}
+	for _, tool := range []string{"prlimit", "renice", "taskset", "ionice"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed (util-linux)", tool)
+		}
+	}
+	// The canary: a process of the same user, outside the sandbox.
+	outside := exec.Command("sleep", "60")
+	if err := outside.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { outside.Process.Kill(); outside.Wait() }()
+	pid := strconv.Itoa(outside.Process.Pid)
+	limitsBefore, _ := os.ReadFile("/proc/" + pid + "/limits")
+	statBefore := niceOf(t, pid)
+	script := "#!/bin/sh\n" +
+		"prlimit --pid " + pid + " --nofile=3:3 && echo CHANGED-LIMITS\n" +
+		"renice -n 15 -p " + pid + " >/dev/null && echo CHANGED-NICE\n" +
+		"taskset -p 1 " + pid + " >/dev/null && echo CHANGED-CPUS\n" +
+		"ionice -c 3 -p " + pid + " && echo CHANGED-IO\n" +
+		"ulimit -n 64 && echo OWN-LIMITS\n" +
+		"nice -n 1 true && echo OWN-NICE\n"
+	r, _ := sandboxed(t, `{ commands: [{ command: './try.sh' }] }`, map[string]string{"try.sh": script})
+	res := r.Run(context.Background(), "./try.sh", runner.RunOptions{})
+	for _, changed := range []string{"CHANGED-LIMITS", "CHANGED-NICE", "CHANGED-CPUS", "CHANGED-IO"} {
+		if strings.Contains(res.Stdout, changed) {
+			t.Errorf("the command changed a process outside its sandbox (%s): %q %q", changed, res.Stdout, res.Stderr)
+		}
+	}
+	if limitsAfter, _ := os.ReadFile("/proc/" + pid + "/limits"); string(limitsAfter) != string(limitsBefore) {
+		t.Errorf("the outside process's limits changed:\n%s", limitsAfter)
+	}
+	if n := niceOf(t, pid); n != statBefore {
+		t.Errorf("the outside process's nice value went from %s to %s", statBefore, n)
+	}
+	// Its own, named as the calls name the caller (pid 0), it may change;
+	// by its pid it may not: the filter cannot tell that pid from others.
+	for _, own := range []string{"OWN-LIMITS", "OWN-NICE"} {
+		if !strings.Contains(res.Stdout, own) {
+			t.Errorf("the command could not change itself (%s): %q %q", own, res.Stdout, res.Stderr)
+		}
+	}
+}
+
+// niceOf is a process's nice value (/proc/PID/stat's 19th field).
+func niceOf(t *testing.T, pid string) string {
+	t.Helper()
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	return f[16]
+}
+
+// /dev/shm is the command's own where it has namespaces: what it leaves
+// there is gone with it, and it does not see what others left.
+func TestSharedMemoryIsTheCommandsOwn(t *testing.T) {
+	if !sandbox.Probe().Namespaces {
+		t.Skip("no namespaces here: /dev/shm is shared with the machine")
+	}
+	if st, err := os.Stat("/dev/shm"); err != nil || !st.IsDir() {
+		t.Skip("no /dev/shm here")
+	}
+	theirs := filepath.Join("/dev/shm", "rein-test-theirs-"+strconv.Itoa(os.Getpid()))
+	if err := os.WriteFile(theirs, []byte("another program's"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(theirs)
+	left := filepath.Join("/dev/shm", "rein-test-left-"+strconv.Itoa(os.Getpid()))
+	defer os.Remove(left)
+	script := "#!/bin/sh\ncat " + theirs + " 2>/dev/null && echo SAW-THEIRS\necho mine > " + left + " && echo WROTE\n"
+	r, _ := sandboxed(t, `{ commands: [{ command: './shm.sh' }] }`, map[string]string{"shm.sh": script})
+	res := r.Run(context.Background(), "./shm.sh", runner.RunOptions{})
+	if !strings.Contains(res.Stdout, "WROTE") {
+		t.Fatalf("the command could not use /dev/shm: %q %q", res.Stdout, res.Stderr)
+	}
+	if strings.Contains(res.Stdout, "SAW-THEIRS") {
+		t.Errorf("the command read what another program left in /dev/shm")
+	}
+	if _, err := os.Stat(left); err == nil {
+		t.Errorf("what the command wrote in /dev/shm outlived it: %s", left)
+	}
+}
