@@ -104,3 +104,43 @@ func TestSharedMemoryIsTheCommandsOwn(t *testing.T) {
 		t.Errorf("what the command wrote in /dev/shm outlived it: %s", left)
 	}
 }
+
+// System V shared memory a command makes, and does not remove, goes with
+// it where it has namespaces (an IPC namespace of its own): it would
+// otherwise stay in the kernel until the machine restarts.
+func TestSystemVMemoryIsTheCommandsOwn(t *testing.T) {
+	if !sandbox.Probe().Namespaces {
+		t.Skip("no namespaces here: System V IPC is shared with the machine")
+	}
+	if _, err := exec.LookPath("ipcmk"); err != nil {
+		t.Skip("ipcmk is not installed (util-linux)")
+	}
+	before := segments(t)
+	r, _ := sandboxed(t, `{ commands: [{ command: './ipc.sh' }] }`, map[string]string{"ipc.sh": "#!/bin/sh\nipcmk -M 4096 -p 0600 >/dev/null && echo MADE\n"})
+	res := r.Run(context.Background(), "./ipc.sh", runner.RunOptions{})
+	if !strings.Contains(res.Stdout, "MADE") {
+		t.Fatalf("the command could not make a segment: %q %q", res.Stdout, res.Stderr)
+	}
+	for id := range segments(t) {
+		if !before[id] {
+			exec.Command("ipcrm", "-m", id).Run()
+			t.Errorf("the command's shared memory segment %s outlived it", id)
+		}
+	}
+}
+
+// segments are the ids of the machine's System V shared memory segments.
+func segments(t *testing.T) map[string]bool {
+	t.Helper()
+	b, err := os.ReadFile("/proc/sysvipc/shm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for i, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); i > 0 && len(f) > 1 {
+			ids[f[1]] = true
+		}
+	}
+	return ids
+}

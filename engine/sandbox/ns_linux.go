@@ -18,7 +18,7 @@ import (
 // lets an unprivileged user make namespaces, the helper starts in its own
 // user and mount namespaces (and network namespace when the network is
 // denied), mounts those places read-only for the command, and gives it a
-// /dev/shm of its own. No PID
+// /dev/shm and System V and POSIX IPC of its own. No PID
 // namespace: its first process would see a /proc that is not its own
 // (Landlock's all-threads call reads its threads from there), and a fresh
 // /proc cannot be mounted inside most containers.
@@ -53,7 +53,10 @@ func (c *Config) SetNamespaces(attr *syscall.SysProcAttr) {
 	if c == nil || !c.Isolate {
 		return
 	}
-	attr.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
+	// An IPC namespace of its own: System V shared memory, semaphores and
+	// message queues, and POSIX message queues, that a command leaves go
+	// with it instead of outliving it.
+	attr.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWIPC
 	if c.Network {
 		attr.Cloneflags |= syscall.CLONE_NEWNET
 	}
