@@ -344,3 +344,33 @@ func TestGitMadeAtTheWorkspaceTopIsKept(t *testing.T) {
 		t.Errorf("the person's git status ran the planted fsmonitor (stderr %q)", res.Stderr)
 	}
 }
+
+// The check of a changed .git/config does not depend on rein's temp folder
+// (git read a copy there, and where it could not, every change, user.email
+// too, was put back): a data key a command sets stays, a key that runs a
+// program is put back, whatever TMPDIR is. git reads the config on its
+// standard input now.
+func TestGitConfigCheckNeedsNoTempFolder(t *testing.T) {
+	needGit(t)
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "gone"))
+	r, dir := newRunner(t, `{ commands: [{ command: './change.sh' }] }`, nil)
+	git := func(args ...string) string {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		out, _ := cmd.Output()
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q")
+	change := func(script string) *runner.Result {
+		os.WriteFile(filepath.Join(dir, "change.sh"), []byte("#!/bin/sh\n"+script+"\n"), 0o755)
+		return r.Run(context.Background(), "./change.sh", runner.RunOptions{})
+	}
+	res := change("git config user.email dev@example.com")
+	if got := git("config", "user.email"); got != "dev@example.com" {
+		t.Errorf("user.email = %q, want the command's dev@example.com kept (stderr %q)", got, res.Stderr)
+	}
+	change("git config core.fsmonitor id")
+	if got := git("config", "core.fsmonitor"); got != "" {
+		t.Errorf("core.fsmonitor = %q, want it put back", got)
+	}
+}

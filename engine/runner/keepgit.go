@@ -114,22 +114,15 @@ func (r *Runner) gitConfigList(data []byte) ([]string, error) {
 	if git == "" {
 		return nil, errors.New("no git outside the folders commands may write")
 	}
-	f, err := os.CreateTemp("", "rein-gitconfig-*")
-	if err != nil {
-		return nil, err
-	}
-	defer os.Remove(f.Name())
-	_, werr := f.Write(data)
-	if cerr := f.Close(); werr != nil || cerr != nil {
-		return nil, fmt.Errorf("cannot copy the config: %v %v", werr, cerr)
-	}
-	// Started as every program rein runs is (in the sandbox, if any).
-	argv := []string{"git", "config", "--no-includes", "--file", f.Name(), "--list", "-z"}
-	env := []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=" + os.DevNull, "HOME=" + os.TempDir()}
+	// The config goes to git on its standard input: no copy in a temp
+	// folder that the sandboxed git may not read, or a command could swap.
+	argv := []string{"git", "config", "--no-includes", "--file", "-", "--list", "-z"}
+	env := []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=" + os.DevNull, "HOME=/"}
 	ctx, cancel := context.WithTimeout(context.Background(), gitQueryTimeout)
 	defer cancel()
 	var out, errOut bytes.Buffer
-	po, err := r.process(git, argv, env, os.TempDir(), nil, &out, &errOut).run(ctx)
+	// Started as every program rein runs is (in the sandbox, if any).
+	po, err := r.process(git, argv, env, "/", bytes.NewReader(data), &out, &errOut).run(ctx)
 	if err == nil && po.code != 0 {
 		err = fmt.Errorf("exit %d: %s", po.code, strings.TrimSpace(errOut.String()))
 	}
