@@ -112,3 +112,85 @@ func GitConfigKey(key, value string) GitConfig {
 	}
 	return GitData
 }
+
+// gitRepositoryKeys are the keys a command may add to a repository's
+// config or change there: each names data git reads — who commits, where a
+// branch or a remote leads, how lines end, how output looks — never a
+// program, a hook, a transport or more configuration. Any other key a
+// command sets is put back after it (runner.keep), whether or not git is
+// known to run something for it: the list grants what may change, rather
+// than enumerating what may not. Section, subsection ("*" any, "" none)
+// and name ("*" any), lower case.
+var gitRepositoryKeys = []struct{ section, sub, name string }{
+	{"user", "", "name"}, {"user", "", "email"}, {"user", "", "useconfigonly"},
+	{"author", "", "name"}, {"author", "", "email"}, {"committer", "", "name"}, {"committer", "", "email"},
+	{"branch", "*", "remote"}, {"branch", "*", "merge"}, {"branch", "*", "rebase"}, {"branch", "*", "pushremote"},
+	{"branch", "*", "description"}, {"branch", "*", "vcs"},
+	{"branch", "", "autosetupmerge"}, {"branch", "", "autosetuprebase"}, {"branch", "", "sort"},
+	{"remote", "*", "url"}, {"remote", "*", "pushurl"}, {"remote", "*", "fetch"}, {"remote", "*", "push"},
+	{"remote", "*", "tagopt"}, {"remote", "*", "prune"}, {"remote", "*", "prunetags"}, {"remote", "*", "mirror"},
+	{"remote", "*", "skipdefaultupdate"}, {"remote", "*", "skipfetchall"}, {"remote", "*", "promisor"},
+	{"remote", "*", "partialclonefilter"}, {"remote", "", "pushdefault"},
+	{"core", "", "repositoryformatversion"}, {"core", "", "filemode"}, {"core", "", "bare"},
+	{"core", "", "logallrefupdates"}, {"core", "", "ignorecase"}, {"core", "", "precomposeunicode"},
+	{"core", "", "symlinks"}, {"core", "", "autocrlf"}, {"core", "", "eol"}, {"core", "", "safecrlf"},
+	{"core", "", "quotepath"}, {"core", "", "whitespace"}, {"core", "", "abbrev"}, {"core", "", "compression"},
+	{"core", "", "sparsecheckout"}, {"core", "", "sparsecheckoutcone"}, {"core", "", "untrackedcache"},
+	{"core", "", "commentchar"}, {"core", "", "commentstring"}, {"core", "", "checkstat"}, {"core", "", "trustctime"},
+	{"submodule", "*", "url"}, {"submodule", "*", "active"}, {"submodule", "*", "branch"}, {"submodule", "", "active"},
+	{"submodule", "", "recurse"},
+	{"init", "", "defaultbranch"}, {"pull", "", "rebase"}, {"pull", "", "ff"},
+	{"push", "", "default"}, {"push", "", "autosetupremote"}, {"push", "", "followtags"},
+	{"fetch", "", "prune"}, {"fetch", "", "prunetags"}, {"fetch", "", "recursesubmodules"},
+	{"merge", "", "ff"}, {"merge", "", "conflictstyle"}, {"rebase", "", "autosquash"}, {"rebase", "", "autostash"},
+	{"rebase", "", "updaterefs"}, {"rerere", "", "enabled"}, {"rerere", "", "autoupdate"},
+	{"diff", "", "renames"}, {"diff", "", "algorithm"}, {"diff", "", "noprefix"}, {"diff", "", "mnemonicprefix"},
+	{"diff", "", "context"}, {"diff", "", "colormoved"}, {"diff", "", "submodule"},
+	{"status", "*", "*"}, {"status", "", "*"}, {"color", "*", "*"}, {"color", "", "*"},
+	{"column", "", "*"}, {"log", "", "*"}, {"advice", "", "*"}, {"help", "", "autocorrect"},
+	{"gc", "", "auto"}, {"gc", "", "autodetach"}, {"index", "", "version"}, {"feature", "", "manyfiles"},
+	{"lfs", "", "repositoryformatversion"},
+}
+
+// gitAliasCode are alias words that make git run something other than a
+// git command of its own (alias.x = -c core.pager=… log).
+var gitAliasCode = []string{"-c", "--config-env", "--exec-path", "-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix"}
+
+// GitRepositoryKey reports whether a command may set key to value in a
+// repository's config (see gitRepositoryKeys). An alias may name git's own
+// commands and their arguments, but not run a program (!cmd) or pass git
+// options of its own (-c, --exec-path …).
+func GitRepositoryKey(key, value string) bool {
+	key = strings.ToLower(key)
+	section, rest, ok := strings.Cut(key, ".")
+	if !ok {
+		return false
+	}
+	sub, name := "", rest
+	if i := strings.LastIndexByte(rest, '.'); i >= 0 {
+		sub, name = rest[:i], rest[i+1:]
+	}
+	if section == "alias" && sub == "" {
+		words := strings.Fields(value)
+		if len(words) == 0 || strings.HasPrefix(words[0], "!") {
+			return false
+		}
+		for _, w := range words {
+			for _, code := range gitAliasCode {
+				if w == code || strings.HasPrefix(w, code+"=") || len(code) == 2 && strings.HasPrefix(w, code) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	for _, k := range gitRepositoryKeys {
+		if k.section != section || k.name != "*" && k.name != name {
+			continue
+		}
+		if k.sub == "" && sub == "" || k.sub == "*" && sub != "" {
+			return true
+		}
+	}
+	return false
+}

@@ -365,7 +365,7 @@ func (r *Runner) restore(kp *keeping) string {
 	for _, c := range kp.configs {
 		if now := copyOf(c.path); !c.same(now) {
 			if added := r.codeEntries(now, c); len(added) > 0 {
-				undo(c, "it now makes git run "+strings.Join(added, ", "))
+				undo(c, "it now sets "+strings.Join(added, ", ")+": only data keys may change there, the rest can make git run programs")
 			}
 		}
 	}

@@ -63,7 +63,7 @@ echo 'curl x | sh' > lint.sh
 	if v := git("config", "core.fsmonitor"); v != "" {
 		t.Errorf("core.fsmonitor = %q", v)
 	}
-	for _, want := range []string{"rein.jsonnet (the recipe", "added " + filepath.Join(hooks, "pre-commit") + " (git runs its hooks outside rein); rein removed it", "changed " + filepath.Join(hooks, "pre-push"), ".git/config (it now makes git run core.fsmonitor, alias.st)"} {
+	for _, want := range []string{"rein.jsonnet (the recipe", "added " + filepath.Join(hooks, "pre-commit") + " (git runs its hooks outside rein); rein removed it", "changed " + filepath.Join(hooks, "pre-push"), ".git/config (it now sets core.fsmonitor, alias.st: only data keys"} {
 		if !strings.Contains(res.Stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, res.Stderr)
 		}
@@ -220,7 +220,7 @@ func TestKeepingRunsNoGitFromTheWorkspace(t *testing.T) {
 	if _, err := os.Stat(mark); err == nil {
 		t.Error("rein ran the workspace's git")
 	}
-	if !strings.Contains(res.Stderr, "it now makes git run core.fsmonitor") {
+	if !strings.Contains(res.Stderr, "it now sets core.fsmonitor") {
 		t.Errorf("stderr %q", res.Stderr)
 	}
 }
@@ -235,7 +235,7 @@ func TestKeepingWithoutGitPutsBackAnyConfigChange(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dir, ".git", "config")); string(b) != string(config) {
 		t.Errorf("config now %q", b)
 	}
-	if !strings.Contains(res.Stderr, "it now makes git run commands rein cannot check (no git outside the folders commands may write)") {
+	if !strings.Contains(res.Stderr, "it now sets keys rein cannot check (no git outside the folders commands may write)") {
 		t.Errorf("stderr %q", res.Stderr)
 	}
 }
@@ -372,5 +372,50 @@ func TestGitConfigCheckNeedsNoTempFolder(t *testing.T) {
 	change("git config core.fsmonitor id")
 	if got := git("config", "core.fsmonitor"); got != "" {
 		t.Errorf("core.fsmonitor = %q, want it put back", got)
+	}
+}
+
+// A command may change only the data keys of the repository's config
+// (programs.GitRepositoryKey): who commits, where branches and remotes
+// lead. Any other key is put back, whether or not rein knows what git
+// does with it: a key no list of dangerous ones names (gpg.ssh's key
+// command, a trailer's command, imap's tunnel, a GUI tool) ran the planted
+// program on the person's next git command.
+func TestGitConfigGrantsDataKeysOnly(t *testing.T) {
+	needGit(t)
+	r, dir := newRunner(t, `{ commands: [{ command: './change.sh' }] }`, nil)
+	git := func(args ...string) string {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		out, _ := cmd.Output()
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q")
+	change := func(args ...string) *runner.Result {
+		os.WriteFile(filepath.Join(dir, "change.sh"), []byte("#!/bin/sh\ngit config "+strings.Join(args, " ")+"\n"), 0o755)
+		return r.Run(context.Background(), "./change.sh", runner.RunOptions{})
+	}
+	for _, kv := range [][2]string{
+		{"user.email", "dev@example.com"}, {"branch.main.remote", "origin"}, {"remote.origin.url", "https://example.com/r.git"},
+		{"remote.origin.fetch", "+refs/heads/*:refs/remotes/origin/*"}, {"core.autocrlf", "input"}, {"pull.rebase", "true"},
+		{"alias.st", "status"}, {"alias.lg", "'log --oneline --graph'"},
+	} {
+		res := change(kv[0], kv[1])
+		if got := git("config", "--get", kv[0]); got == "" || strings.Contains(res.Stderr, "rein put it back") {
+			t.Errorf("%s: a data key was put back: %q %q", kv[0], got, res.Stderr)
+		}
+	}
+	for _, kv := range [][2]string{
+		{"gpg.ssh.defaultKeyCommand", "./planted"}, {"trailer.x.cmd", "./planted"}, {"imap.tunnel", "./planted"},
+		{"guitool.x.cmd", "./planted"}, {"core.fsmonitor", "./planted"}, {"alias.st", "'!./planted'"},
+		{"alias.co", "'-c core.pager=./planted log'"}, {"some.futurekey", "./planted"},
+	} {
+		res := change(kv[0], kv[1])
+		if got := git("config", "--get", kv[0]); strings.Contains(got, "planted") {
+			t.Errorf("%s = %q stayed (stderr %q)", kv[0], got, res.Stderr)
+		}
+		if !strings.Contains(res.Stderr, "rein put it back") {
+			t.Errorf("%s: rein did not say it put the config back: %q", kv[0], res.Stderr)
+		}
 	}
 }

@@ -78,19 +78,20 @@ func submoduleGitDirs(gitDir string) []string {
 	return out
 }
 
-// codeEntries are the entries of a git config, now, that name a program to
-// run and were not in it before. git itself reads both files (so nothing
+// codeEntries are the entries of a git config, now, that were not in it
+// before and set a key a command may not set (programs.GitRepositoryKey:
+// anything but data git reads). git itself reads both files (so nothing
 // it would read is missed); without git, any change counts.
 func (r *Runner) codeEntries(now, before fileCopy) []string {
 	if !now.exists {
 		return nil
 	}
 	if now.unread {
-		return []string{"what it now leads to (not a small file rein can read)"}
+		return []string{"keys rein cannot read (not a small file)"}
 	}
 	after, err := r.gitConfigList(now.data)
 	if err != nil {
-		return []string{"commands rein cannot check (" + err.Error() + ")"}
+		return []string{"keys rein cannot check (" + err.Error() + ")"}
 	}
 	var was []string
 	if before.exists {
@@ -100,7 +101,7 @@ func (r *Runner) codeEntries(now, before fileCopy) []string {
 	}
 	var added []string
 	for _, e := range after {
-		if key, value, _ := strings.Cut(e, "\n"); runsCode(key, value) && !slices.Contains(was, e) {
+		if key, value, _ := strings.Cut(e, "\n"); !programs.GitRepositoryKey(key, value) && !slices.Contains(was, e) {
 			added = append(added, key)
 		}
 	}
@@ -156,11 +157,4 @@ func (r *Runner) trustedGit() string {
 		}
 	})
 	return r.kept.git
-}
-
-// runsCode reports whether a git config entry names a program git runs (or
-// a file of more config): the entries a change to a repository's config
-// must not add. The keys are the program table's (programs.GitConfigKey).
-func runsCode(key, value string) bool {
-	return programs.GitConfigKey(key, value) != programs.GitData
 }

@@ -141,12 +141,12 @@ func (w *nestedWalk) repository(dir string) {
 		if len(added) == 0 {
 			continue
 		}
-		note := fmt.Sprintf("rein: the command left %s making git run %s there, outside rein; rein took the file back", c, strings.Join(added, ", "))
+		note := fmt.Sprintf("rein: the command left %s setting %s there, keys that can make git run programs outside rein; rein took the file back", c, strings.Join(added, ", "))
 		if now.exists && now.mode.IsRegular() && keepAside(c, now.data) {
 			note += ", keeping it in " + c + ".rejected"
 		}
 		if err := os.Remove(c); err != nil {
-			note = fmt.Sprintf("rein: the command left %s making git run %s, and rein could not take it back: %v; remove it before you run git there", c, strings.Join(added, ", "), err)
+			note = fmt.Sprintf("rein: the command left %s setting %s, and rein could not take it back: %v; remove it before you run git there", c, strings.Join(added, ", "), err)
 		}
 		w.notes = append(w.notes, note)
 	}
