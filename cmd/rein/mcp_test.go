@@ -20,11 +20,12 @@ func TestMCPWithTypeScriptSDK(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(clientDir, "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
 		t.Skip("the TypeScript MCP SDK is not installed: run `npm ci --prefix testdata/mcp-client` (.ci/run does)")
 	}
-	bin := reinBinary(t)
+	// The client starts this test binary as rein (REIN_TEST_MAIN, which it
+	// passes on with the rest of its environment).
 	ws := t.TempDir()
 	cmd := exec.Command(node, "client.mjs")
 	cmd.Dir = clientDir
-	cmd.Env = append(os.Environ(), "REIN_BIN="+bin, "REIN_WORKSPACE="+ws,
+	cmd.Env = append(os.Environ(), "REIN_TEST_MAIN=1", "REIN_BIN="+os.Args[0], "REIN_WORKSPACE="+ws,
 		"REIN_DB="+filepath.Join(t.TempDir(), "rein.db"), "REIN_CACHE_DIR="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir())
 	out, err := cmd.Output()
 	if err != nil {

@@ -54,9 +54,8 @@ func TestSandboxAppliesEverywhere(t *testing.T) {
 		t.Errorf("the model did not see the refusal")
 	}
 
-	bin := reinBinary(t)
-	cmd := exec.Command(bin, "--dir", dir, "mcp")
-	cmd.Env = append(os.Environ(), "REIN_DB="+filepath.Join(t.TempDir(), "rein.db"), "REIN_CACHE_DIR="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir())
+	cmd := exec.Command(os.Args[0], "--dir", dir, "mcp")
+	cmd.Env = append(os.Environ(), "REIN_TEST_MAIN=1", "REIN_DB="+filepath.Join(t.TempDir(), "rein.db"), "REIN_CACHE_DIR="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir())
 	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
 	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {

@@ -38,7 +38,9 @@ var (
 	buildErr  error
 )
 
-// reinBinary builds rein once for whole-process tests and benchmarks.
+// reinBinary builds rein once for the whole-process benchmarks, which
+// measure the binary a person installs. Tests start this test binary as
+// rein instead (REIN_TEST_MAIN).
 func reinBinary(b testing.TB) string {
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "rein-bench")
