@@ -124,7 +124,9 @@ type incoming struct {
 	Method string          `json:"method"`
 	Params json.RawMessage `json:"params"`
 	Result json.RawMessage `json:"result"`
-	Error  *rpcError       `json:"error"`
+	// Error is read when it is a response's: a malformed one must not
+	// keep the request it came with from being answered.
+	Error json.RawMessage `json:"error"`
 }
 
 // Serve answers the client on in and out until in ends or ctx is done,
@@ -204,8 +206,16 @@ func (c *conn) handle(ctx context.Context, line []byte) {
 	case m.Method == "tools/call":
 		callCtx, cancel := context.WithCancel(ctx)
 		c.mu.Lock()
-		c.calls[string(m.ID)] = cancel
+		_, busy := c.calls[string(m.ID)]
+		if !busy {
+			c.calls[string(m.ID)] = cancel
+		}
 		c.mu.Unlock()
+		if busy {
+			cancel()
+			c.reply(m.ID, nil, &rpcError{codeInvalidRequest, "invalid request: a call with this id is still running; give each request an id of its own"})
+			return
+		}
 		c.handlers.Add(1)
 		go func() {
 			defer c.handlers.Done()
@@ -311,8 +321,12 @@ func (c *conn) ask(ctx context.Context, method string, params any) (json.RawMess
 	}
 	select {
 	case m := <-ch:
-		if m.Error != nil {
-			return nil, m.Error
+		if len(m.Error) > 0 && string(m.Error) != "null" {
+			var e rpcError
+			if json.Unmarshal(m.Error, &e) != nil || e.Message == "" {
+				e = rpcError{codeInternal, "the client answered with an error: " + string(m.Error)}
+			}
+			return nil, &e
 		}
 		return m.Result, nil
 	case <-ctx.Done():
@@ -446,12 +460,19 @@ func Approver() tools.Approver {
 		if !can {
 			return tools.Approval{Note: "this MCP client cannot ask the user (no elicitation support), so commands that need confirmation are refused"}, nil
 		}
+		// rein's own words first; the model's reason quoted, escaped and
+		// cut short, so that it cannot pad the command off the screen or
+		// pose as rein's verdict.
 		msg := fmt.Sprintf("rein: run %q?", req.Command)
-		if req.Reason != "" {
-			msg += " Reason: " + req.Reason + "."
-		}
 		if req.Decision != nil {
 			msg += fmt.Sprintf(" (%s by rule %s: %s)", req.Decision.Verdict, req.Decision.Rule, req.Decision.Reason)
+		}
+		if req.Reason != "" {
+			reason := req.Reason
+			if r := []rune(reason); len(r) > 200 {
+				reason = string(r[:200]) + "…"
+			}
+			msg += fmt.Sprintf(" The model's reason: %q.", reason)
 		}
 		raw, err := c.ask(ctx, "elicitation/create", map[string]any{"message": msg,
 			"requestedSchema": json.RawMessage(`{"type":"object","properties":{"note":{"type":"string","description":"optional note for the model"}}}`)})

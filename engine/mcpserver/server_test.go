@@ -114,7 +114,7 @@ func TestAskVerdicts(t *testing.T) {
 		return &mcp.ElicitResult{Action: "decline", Content: map[string]any{"note": "not now"}}, nil
 	})
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_command", Arguments: commit})
-	if err != nil || !res.IsError || !strings.Contains(asked, "git commit -m x") || !strings.Contains(text(res), "not now") {
+	if err != nil || !res.IsError || !strings.Contains(asked, "git commit -m x") || !strings.Contains(text(res), "not now") || !strings.Contains(asked, `The model's reason: "save".`) {
 		t.Errorf("declined through elicitation: %v %q %s", err, asked, text(res))
 	}
 }
@@ -232,6 +232,10 @@ func TestProtocol(t *testing.T) {
 	start := time.Now()
 	io.WriteString(w, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"run_command","arguments":{"command":"sleep 30","reason":"x"}}}`+"\n")
 	time.Sleep(300 * time.Millisecond)
+	// A second call with the id of one still running is refused, not run.
+	if m := exchange(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"run_command","arguments":{"command":"echo twice","reason":"x"}}}`); m["error"] == nil {
+		t.Errorf("a call reusing a running call's id: %v", m)
+	}
 	m := exchange(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4,"reason":"user"}}`)
 	if m["id"] != float64(4) || time.Since(start) > 10*time.Second {
 		t.Errorf("a cancelled call: %v after %v", m, time.Since(start))

@@ -23,9 +23,9 @@ import (
 type Facts struct {
 	// Dir is the folder the command runs in; "" is the policy's.
 	Dir string
-	// Tool is the tool that asks, when not the policy's (Options.Tool):
-	// a recipe's tools.NAME: 'ask' has every command of that tool asked
-	// about.
+	// Tool is the tool about to run the command, when a tool asks (a
+	// recipe's tools.NAME: 'ask' has every command of that tool asked
+	// about: Confirm); "" for the runner's own decisions as it runs.
 	Tool string
 	// Text is shell text, known before running. Argv, when it has words,
 	// is one command as it will run (after expansion), and Text is ignored.
@@ -99,25 +99,30 @@ const maxResponseFiles = 32
 // walking program off secret files.
 func (p *Policy) Decide(f Facts) *Decision {
 	d := p.decideFacts(f)
-	if f.World == nil && !f.Function && d.Verdict == Allow {
-		return p.confirmed(f.Tool, d)
+	if f.Tool != "" && f.World == nil && !f.Function {
+		return p.Confirm(f.Tool, d)
 	}
 	return d
 }
 
-// confirmed is an allowed decision before the command runs, asked about
-// instead when the run or the recipe has every command of the tool
-// confirmed.
-func (p *Policy) confirmed(tool string, d *Decision) *Decision {
-	if tool == "" {
-		tool = p.tool
+// Confirm is d, a decision on a command a tool is about to run, asked about
+// instead of allowed when the run (Options.ConfirmAll) or the recipe
+// (tools.TOOL: 'ask') has every command of that tool confirmed. A recipe
+// that confirms run_command confirms execute_command too unless it says
+// otherwise: the model would take the tool that is not asked about.
+func (p *Policy) Confirm(tool string, d *Decision) *Decision {
+	if d.Verdict != Allow {
+		return d
 	}
 	rule, reason := "", ""
+	_, execSet := p.recipe.Tools["execute_command"]
 	switch {
 	case p.confirmAll:
 		rule, reason = "--confirm-commands", "every command is confirmed in this run"
 	case p.recipe.Tools[tool] == "ask":
 		rule, reason = "tools."+tool, fmt.Sprintf("the recipe's tools.%s is 'ask': every command it runs is confirmed", tool)
+	case tool == "execute_command" && !execSet && p.recipe.Tools["run_command"] == "ask":
+		rule, reason = "tools.run_command", "the recipe's tools.run_command is 'ask', and execute_command runs commands too"
 	default:
 		return d
 	}

@@ -367,7 +367,8 @@ func TestRuleFieldTypo(t *testing.T) {
 
 // A recipe's tools.NAME: 'ask' and a run's --confirm-commands make every
 // allowed command of that tool an ask, decided here with the rule that says
-// so: the tool set only asks.
+// so: the tool set only asks. execute_command follows run_command unless the
+// recipe names it; the runner's own decisions (no tool) are not asked again.
 func TestConfirmedTools(t *testing.T) {
 	p := recipePolicy(t, `{ allow: ['ls*', 'rm*'], deny: ['rm*'], tools: { run_command: 'ask' } }`)
 	for _, c := range []struct {
@@ -377,12 +378,20 @@ func TestConfirmedTools(t *testing.T) {
 	}{
 		{"run_command", "ls", policy.Ask, "tools.run_command"},
 		{"run_command", "rm x", policy.Deny, "deny: rm*"},
-		{"execute_command", "ls", policy.Allow, "allow: ls*"},
+		{"execute_command", "ls", policy.Ask, "tools.run_command"},
 		{"", "ls", policy.Allow, "allow: ls*"},
 	} {
 		d := p.Decide(policy.Facts{Text: c.command, Tool: c.tool})
 		if d.Verdict != c.verdict || d.Rule != c.rule {
 			t.Errorf("%s %q: %s by %q, want %s by %q", c.tool, c.command, d.Verdict, d.Rule, c.verdict, c.rule)
 		}
+	}
+}
+
+// A recipe that confirms run_command but lets execute_command run says so.
+func TestConfirmedToolsExecuteCommandOwnSetting(t *testing.T) {
+	p := recipePolicy(t, `{ allow: ['ls*'], tools: { run_command: 'ask', execute_command: true } }`)
+	if d := p.Decide(policy.Facts{Text: "ls", Tool: "execute_command"}); d.Verdict != policy.Allow {
+		t.Errorf("execute_command set on its own: %s by %q", d.Verdict, d.Rule)
 	}
 }

@@ -206,8 +206,9 @@ func TestCommandToolInAskMode(t *testing.T) {
 	if len(asked) != 1 || asked[0] != "ls / tools.run_command" {
 		t.Errorf("asked %v", asked)
 	}
-	// execute_command keeps its own mode (on, by default).
-	if o := set.Call(context.Background(), tools.ExecuteCommand, `{"command":"ls"}`); !o.Success || len(asked) != 1 {
+	// execute_command, which the recipe does not set, is asked about too:
+	// the model would otherwise take the tool that is not.
+	if o := set.Call(context.Background(), tools.ExecuteCommand, `{"command":"ls"}`); !o.Success || len(asked) != 2 || asked[1] != "ls / tools.run_command" {
 		t.Errorf("execute_command: %s, asked %v", o.Output, asked)
 	}
 }
@@ -317,5 +318,41 @@ func TestApprovalRemembered(t *testing.T) {
 	set.Call(context.Background(), "run_command", commit)
 	if asked != 1 || len(remembered) != 1 || remembered[0] != "git commit --allow-empty -m x" {
 		t.Errorf("asked %d times, remembered %q", asked, remembered)
+	}
+}
+
+// A task tool under --confirm-commands is asked about once and, approved,
+// runs: the policy's confirmation is the tool's, and the runner does not
+// ask again for the steps. Under tools.run_command: 'ask' a task tool runs
+// as the recipe defines it, without asking.
+func TestConfirmedTaskToolRuns(t *testing.T) {
+	for _, c := range []struct {
+		name, extra string
+		confirmAll  bool
+		asks        int
+	}{
+		{"--confirm-commands", "", true, 1},
+		{"tools.run_command: 'ask'", ", tools+: { run_command: 'ask' }", false, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, "rein.jsonnet"), []byte(`
+local rein = import 'rein.libsonnet';
+rein.presets.readonly + { tasks: { greet: rein.task('Greet', run='echo hello', expose=true) }`+c.extra+` }`), 0o644)
+			r, _ := policytest.Load(t, dir, "")
+			p, err := policy.New(r, policy.Options{Tool: tools.RunCommand, ConfirmAll: c.confirmAll})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var asked []string
+			set := tools.NewSet(p, runner.New(p, runner.Options{}), tools.Options{Approver: func(_ context.Context, req tools.ApprovalRequest) (tools.Approval, error) {
+				asked = append(asked, req.Decision.Rule)
+				return tools.Approval{Approved: true}, nil
+			}})
+			o := set.Call(context.Background(), "greet", `{}`)
+			if !o.Success || !strings.Contains(o.Output, "hello") || len(asked) != c.asks {
+				t.Errorf("greet: %s, asked %v", o.Output, asked)
+			}
+		})
 	}
 }

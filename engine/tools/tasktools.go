@@ -76,6 +76,7 @@ func (s *Set) callTask(ctx context.Context, tool, name string, args map[string]j
 	if worst == nil {
 		return errorOutcome("task %s has no steps", name)
 	}
+	worst = s.policy.Confirm(tool, worst)
 	command := "task " + name
 	for _, k := range tasks.ParamNames(t) {
 		command += fmt.Sprintf(" --%s=%q", k, params[k])
