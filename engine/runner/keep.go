@@ -313,6 +313,28 @@ type keptCopy struct {
 
 // keep notes the kept files before a run.
 func (r *Runner) keep() *keeping {
+	r.inFlight.mu.Lock()
+	defer r.inFlight.mu.Unlock()
+	if r.inFlight.n == 0 {
+		r.inFlight.kp = r.snapshot()
+	}
+	r.inFlight.n++
+	return r.inFlight.kp
+}
+
+// inFlight counts the runs going on at once on a runner (rein mcp's calls,
+// rein ask's parallel tools). They share one snapshot, taken when the first
+// starts, and what they changed is put back when the last ends: a snapshot
+// taken while another run was changing the files held that change, and its
+// put-back put it there again.
+type inFlight struct {
+	mu sync.Mutex
+	n  int
+	kp *keeping
+}
+
+// snapshot copies what a run must not change.
+func (r *Runner) snapshot() *keeping {
 	k := r.kept.find(r)
 	kp := &keeping{start: time.Now()}
 	// A file rein could not read before the run cannot be put back.
@@ -332,9 +354,21 @@ func (r *Runner) keep() *keeping {
 	return kp
 }
 
-// restore puts back what the run changed and returns a note for each
-// change, for the command's stderr.
+// restore ends a run that keep started: the last of the runs in flight
+// puts back what they changed and returns a note for each change, for the
+// command's stderr; the others return "".
 func (r *Runner) restore(kp *keeping) string {
+	r.inFlight.mu.Lock()
+	defer r.inFlight.mu.Unlock()
+	if r.inFlight.n--; r.inFlight.n > 0 {
+		return ""
+	}
+	r.inFlight.kp = nil
+	return r.putBack(kp)
+}
+
+// putBack puts back what changed since kp was taken, and says what.
+func (r *Runner) putBack(kp *keeping) string {
 	var notes []string
 	undo := func(c fileCopy, what string) {
 		did, done := "changed", "put it back"

@@ -419,3 +419,25 @@ func TestGitConfigGrantsDataKeysOnly(t *testing.T) {
 		}
 	}
 }
+
+// Runs at once on one runner (rein mcp's concurrent calls) share what rein
+// keeps: a run that starts while another has changed an agent's settings
+// does not take that change for the file as it was, and put it back after
+// the first run's own put-back.
+func TestConcurrentRunsPutBackTheFileAsItWas(t *testing.T) {
+	r, dir := newRunner(t, `{ commands: [{ command: './plant.sh' }, { command: './wait.sh' }] }`, nil)
+	settings := filepath.Join(dir, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(settings), 0o755)
+	os.WriteFile(settings, []byte(`{"theirs":true}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "plant.sh"), []byte("#!/bin/sh\necho '{\"hooks\":\"PLANTED\"}' > .claude/settings.json\nsleep 1\n"), 0o755)
+	os.WriteFile(filepath.Join(dir, "wait.sh"), []byte("#!/bin/sh\nsleep 2\n"), 0o755)
+	done := make(chan *runner.Result, 2)
+	go func() { done <- r.Run(context.Background(), "./plant.sh", runner.RunOptions{}) }()
+	time.Sleep(400 * time.Millisecond)
+	go func() { done <- r.Run(context.Background(), "./wait.sh", runner.RunOptions{}) }()
+	<-done
+	<-done
+	if b, _ := os.ReadFile(settings); string(b) != `{"theirs":true}` {
+		t.Errorf("the agent's settings are now %q", b)
+	}
+}

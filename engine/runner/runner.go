@@ -41,7 +41,8 @@ type Runner struct {
 	shellMemory int64
 	runaway     func(string)
 	// kept are the files no command may change (keep.go).
-	kept keptFiles
+	kept     keptFiles
+	inFlight inFlight // runs going on at once, which share one snapshot
 }
 
 // Options configure a Runner.
