@@ -44,6 +44,11 @@ func (c *doctorCmd) Run(g *Globals, e *env) error {
 	} else {
 		fmt.Fprintf(e.stdout, "landlock:    not available — %s\n", st.Why)
 	}
+	if st.LandlockABI >= 6 {
+		fmt.Fprintln(e.stdout, "signals:     scoped (a command cannot signal processes outside its sandbox, nor reach abstract unix sockets)")
+	} else if st.LandlockABI > 0 {
+		fmt.Fprintln(e.stdout, "signals:     not scoped (needs Landlock ABI 6, Linux 6.12): a command may signal your other processes")
+	}
 	if st.Seccomp {
 		fmt.Fprintln(e.stdout, "seccomp:     yes (a command cannot change the limits, priority or CPUs of processes outside it; where the recipe denies the network, every socket but unix and netlink ones is refused)")
 	}

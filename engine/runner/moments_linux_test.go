@@ -5,9 +5,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/reinsh/rein/engine/runner"
 	"github.com/reinsh/rein/engine/sandbox"
@@ -143,4 +146,84 @@ func segments(t *testing.T) map[string]bool {
 		}
 	}
 	return ids
+}
+
+// A command cannot kill the helper that supervises it: the helper's thread
+// that started the program shares the program's Landlock domain, and a
+// program that sent it SIGKILL (tgkill) left a process of its own running
+// after rein returned, out of reach of the helper's final sweep. The filter
+// refuses signals and ptrace that name that thread.
+func TestCommandCannotKillItsSupervisor(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the script calls the system call by its amd64 number")
+	}
+	if !sandbox.Probe().Seccomp {
+		t.Skip("no seccomp here: the filter that refuses this is not installed")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	const marker = "31.77" // a sleep nobody else runs
+	// The helper is the parent of the script's shell.
+	script := "#!/bin/sh\n" +
+		"setsid sh -c 'sleep " + marker + "' >/dev/null 2>&1 </dev/null &\n" +
+		"python3 -c 'import ctypes,os,sys; h=int(sys.argv[1]); libc=ctypes.CDLL(None, use_errno=True)\n" +
+		"for t in os.listdir(\"/proc/%d/task\" % h): print(t, libc.syscall(234, h, int(t), 9), ctypes.get_errno())' $PPID\n" +
+		"sleep 1\n"
+	r, _ := sandboxed(t, `{ commands: [{ command: './kill.sh' }] }`, map[string]string{"kill.sh": script})
+	res := r.Run(context.Background(), "./kill.sh", runner.RunOptions{})
+	deadline := time.Now().Add(3 * time.Second)
+	left := sleepsOf(marker)
+	for len(left) > 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+		left = sleepsOf(marker)
+	}
+	for _, pid := range left {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	if len(left) > 0 {
+		t.Errorf("%d processes outlived the command after it signalled its helper: %q %q", len(left), res.Stdout, res.Stderr)
+	}
+}
+
+// sleepsOf are the live processes running sleep with marker.
+func sleepsOf(marker string) []int {
+	var out []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !strings.Contains(string(b), "sleep\x00"+marker) {
+			continue
+		}
+		if st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && strings.Contains(string(st), ") Z ") {
+			continue
+		}
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// The kernel's keyrings are out of a command's reach: the session's and
+// the user's hold what other programs stored (and outlive the command).
+func TestCommandCannotReachKeyrings(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the script calls the system call by its amd64 number")
+	}
+	if !sandbox.Probe().Seccomp {
+		t.Skip("no seccomp here: the filter that refuses this is not installed")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	// keyctl(KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING / USER, create).
+	script := "#!/bin/sh\npython3 -c 'import ctypes; libc=ctypes.CDLL(None, use_errno=True)\n" +
+		"for ring in (-3, -4): print(\"RING\", libc.syscall(250, 0, ring, 1), ctypes.get_errno())'\n"
+	r, _ := sandboxed(t, `{ commands: [{ command: './keys.sh' }] }`, map[string]string{"keys.sh": script})
+	res := r.Run(context.Background(), "./keys.sh", runner.RunOptions{})
+	lines := strings.Fields(strings.ReplaceAll(res.Stdout, "RING", "\n"))
+	if len(lines) != 4 || lines[0] != "-1" || lines[1] != "1" || lines[2] != "-1" || lines[3] != "1" {
+		t.Errorf("keyctl from the command: %q %q, want EPERM (-1 1) for both keyrings", res.Stdout, res.Stderr)
+	}
 }

@@ -98,7 +98,7 @@ func Main(args []string) {
 		// leave the memory for (the second helper's).
 		runtime.LockOSThread()
 		dropAmbient()
-		filterCommand(c)
+		filterCommand(c, false)
 	}
 	if err := applyRlimits(limits); err != nil {
 		fail("cannot set resource limits: " + err.Error())
@@ -106,7 +106,7 @@ func Main(args []string) {
 	if supervised {
 		// Nothing to flush; os.Exit's hooks would hold the command's end
 		// back (a second, in a race-enabled build).
-		syscall.Exit(supervise(path, argv, c.Parent, sigs, func() { filterCommand(c) }))
+		syscall.Exit(supervise(path, argv, c.Parent, sigs, func() { filterCommand(c, true) }))
 	}
 	if sigs != nil {
 		signal.Stop(sigs)

@@ -51,6 +51,11 @@ type syscalls struct {
 	// setpriority and ioprio_set take (which, who): refused but for the
 	// caller itself.
 	setpriority, ioprioSet uint32
+	// keys are add_key, request_key and keyctl: refused.
+	keys []uint32
+	// tkill, tgkill, rt_tgsigqueueinfo and ptrace reach one thread: that
+	// of the helper that started the program is out of reach.
+	tkill, tgkill, tgsigqueue, ptrace uint32
 }
 
 // filterArches are the native architecture and the one its kernel also
@@ -64,24 +69,35 @@ func archTables(goarch string) []syscalls {
 	case "amd64":
 		return []syscalls{
 			{arch: unix.AUDIT_ARCH_X86_64, socket: 41, ioUring: 425, x32: true,
-				byPid: []uint32{302, 142, 144, 203, 314}, setpriority: 141, ioprioSet: 251},
+				byPid: []uint32{302, 142, 144, 203, 314}, setpriority: 141, ioprioSet: 251,
+				keys: []uint32{248, 249, 250}, tkill: 200, tgkill: 234, tgsigqueue: 297, ptrace: 101},
 			{arch: unix.AUDIT_ARCH_I386, socket: 359, socketcall: 102, ioUring: 425,
-				byPid: []uint32{340, 154, 156, 241, 351}, setpriority: 97, ioprioSet: 289},
+				byPid: []uint32{340, 154, 156, 241, 351}, setpriority: 97, ioprioSet: 289,
+				keys: []uint32{286, 287, 288}, tkill: 238, tgkill: 270, tgsigqueue: 335, ptrace: 26},
 		}
 	case "arm64":
 		return []syscalls{
 			{arch: unix.AUDIT_ARCH_AARCH64, socket: 198, ioUring: 425,
-				byPid: []uint32{261, 118, 119, 122, 274}, setpriority: 140, ioprioSet: 30},
+				byPid: []uint32{261, 118, 119, 122, 274}, setpriority: 140, ioprioSet: 30,
+				keys: []uint32{217, 218, 219}, tkill: 130, tgkill: 131, tgsigqueue: 240, ptrace: 117},
 			{arch: unix.AUDIT_ARCH_ARM, socket: 281, ioUring: 425,
-				byPid: []uint32{369, 154, 156, 241, 380}, setpriority: 97, ioprioSet: 314},
+				byPid: []uint32{369, 154, 156, 241, 380}, setpriority: 97, ioprioSet: 314,
+				keys: []uint32{309, 310, 311}, tkill: 238, tgkill: 268, tgsigqueue: 363, ptrace: 26},
 		}
 	}
 	return nil
 }
 
+// helperThread is the helper process and the thread of it that starts
+// and supervises the program (supervise): that thread shares the program's
+// Landlock domain, so Landlock lets the program signal and trace it, and a
+// program that killed it would outlive its supervision.
+type helperThread struct{ pid, tid uint32 }
+
 // commandFilter is the filter for arches: a classic BPF program. network
-// adds the refusal of network sockets.
-func commandFilter(arches []syscalls, network bool) []unix.SockFilter {
+// adds the refusal of network sockets; helper, when set, keeps the
+// supervising thread out of the program's reach.
+func commandFilter(arches []syscalls, network bool, helper *helperThread) []unix.SockFilter {
 	var a bpf
 	deny := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES))
 	a.ld(offArch)
@@ -111,7 +127,32 @@ func commandFilter(arches []syscalls, network bool) []unix.SockFilter {
 		if s.ioprioSet != 0 {
 			a.jeq(s.ioprioSet, "ioprio", "")
 		}
+		for _, nr := range s.keys {
+			// The kernel's keyrings (the user's outlive the command, and
+			// hold what other programs stored there).
+			a.jeq(nr, "outside", "")
+		}
+		if helper != nil {
+			a.jeq(s.tkill, "tid", "")
+			a.jeq(s.tgkill, "tgid", "")
+			a.jeq(s.tgsigqueue, "tgid", "")
+			a.jeq(s.ptrace, "traced", "")
+		}
 		a.ret(unix.SECCOMP_RET_ALLOW)
+	}
+	if helper != nil {
+		// tkill(tid), tgkill(tgid, tid), rt_tgsigqueueinfo(tgid, tid),
+		// ptrace(request, pid): the helper's thread, or the helper.
+		a.label("tid")
+		a.ld(offArg0)
+		a.jeq(helper.tid, "outside", "allow")
+		a.label("tgid")
+		a.ld(offArg1)
+		a.jeq(helper.tid, "outside", "allow")
+		a.label("traced")
+		a.ld(offArg1)
+		a.jeq(helper.tid, "outside", "")
+		a.jeq(helper.pid, "outside", "allow")
 	}
 	if network {
 		a.label("domain")
@@ -147,14 +188,19 @@ func commandFilter(arches []syscalls, network bool) []unix.SockFilter {
 }
 
 // filterCommand installs commandFilter on the command a confined helper
-// starts. A kernel without seccomp (EINVAL) leaves it out, but where the
-// network is to be refused and no network namespace of the command's own
-// refuses it: the helper then runs nothing.
-func filterCommand(c Config) {
+// starts, from the calling thread; supervising, that thread stays out of
+// the program's reach. A kernel without seccomp (EINVAL) leaves it out, but
+// where the network is to be refused and no network namespace of the
+// command's own refuses it: the helper then runs nothing.
+func filterCommand(c Config, supervising bool) {
 	if !c.Confined() {
 		return
 	}
-	switch err := installFilter(c.Network); {
+	var helper *helperThread
+	if supervising {
+		helper = &helperThread{pid: uint32(unix.Getpid()), tid: uint32(unix.Gettid())}
+	}
+	switch err := installFilter(c.Network, helper); {
 	case err == nil:
 	case errors.Is(err, unix.EINVAL) && (!c.Network || c.Isolate):
 	case c.Network:
@@ -179,12 +225,12 @@ func seccompAvailable() bool {
 
 // installFilter installs the filter on the calling thread (locked to its
 // goroutine), from which the program is started.
-func installFilter(network bool) error {
+func installFilter(network bool, helper *helperThread) error {
 	arches := filterArches()
 	if arches == nil {
 		return nil
 	}
-	prog := commandFilter(arches, network)
+	prog := commandFilter(arches, network, helper)
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return err
 	}

@@ -31,6 +31,9 @@ import (
 func supervise(path string, argv []string, parent int, sigs chan os.Signal, seal func()) int {
 	runtime.LockOSThread()
 	dropAmbient()
+	// Nothing the program runs as may read or trace the helper through
+	// /proc (it shares the thread's Landlock domain).
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	seal() // what the program inherits from this thread
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		fail("cannot watch the program's children: " + err.Error())
