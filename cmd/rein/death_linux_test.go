@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/reinsh/rein/engine/sandbox"
+	"github.com/reinsh/rein/internal/testenv"
 )
 
 // When rein dies (SIGKILL, no chance to clean up), the command it was
@@ -87,23 +88,5 @@ func TestCommandsDieWithRein(t *testing.T) {
 	}
 }
 
-// sleepers are the running processes whose command line holds marker.
-func sleepers(marker string) []int {
-	var out []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || !strings.Contains(string(b), "sleep\x00"+marker) {
-			continue
-		}
-		if st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && strings.Contains(string(st), ") Z ") {
-			continue // a zombie is dead
-		}
-		var pid int
-		for _, ch := range e.Name() {
-			pid = pid*10 + int(ch-'0')
-		}
-		out = append(out, pid)
-	}
-	return out
-}
+// sleepers are the running sleeps of marker.
+func sleepers(marker string) []int { return testenv.Sleeps(marker) }

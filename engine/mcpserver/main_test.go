@@ -1,7 +1,6 @@
 package mcpserver_test
 
 import (
-	"os"
 	"testing"
 
 	"github.com/reinsh/rein/internal/testenv"
@@ -9,9 +8,4 @@ import (
 
 // TestMain runs the tests in an environment of their own (testenv): the
 // developer's git configuration and home never decide what they see.
-func TestMain(m *testing.M) {
-	cleanup := testenv.Isolate()
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.Main(m) }

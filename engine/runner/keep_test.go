@@ -20,12 +20,7 @@ import (
 func TestRunPutsBackWhatDecidesLaterRuns(t *testing.T) {
 	needGit(t)
 	r, dir := newRunner(t, `{ commands: [{ command: './change.sh' }, { command: './lint.sh' }] }`, nil)
-	git := func(args ...string) string {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		out, _ := cmd.Output()
-		return strings.TrimSpace(string(out))
-	}
+	git := gitAt(dir)
 	git("init", "-q")
 	hooks := filepath.Join(dir, ".git", "hooks")
 	os.MkdirAll(hooks, 0o755)
@@ -354,12 +349,7 @@ func TestGitConfigCheckNeedsNoTempFolder(t *testing.T) {
 	needGit(t)
 	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "gone"))
 	r, dir := newRunner(t, `{ commands: [{ command: './change.sh' }] }`, nil)
-	git := func(args ...string) string {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		out, _ := cmd.Output()
-		return strings.TrimSpace(string(out))
-	}
+	git := gitAt(dir)
 	git("init", "-q")
 	change := func(script string) *runner.Result {
 		os.WriteFile(filepath.Join(dir, "change.sh"), []byte("#!/bin/sh\n"+script+"\n"), 0o755)
@@ -384,12 +374,7 @@ func TestGitConfigCheckNeedsNoTempFolder(t *testing.T) {
 func TestGitConfigGrantsDataKeysOnly(t *testing.T) {
 	needGit(t)
 	r, dir := newRunner(t, `{ commands: [{ command: './change.sh' }] }`, nil)
-	git := func(args ...string) string {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		out, _ := cmd.Output()
-		return strings.TrimSpace(string(out))
-	}
+	git := gitAt(dir)
 	git("init", "-q")
 	change := func(args ...string) *runner.Result {
 		os.WriteFile(filepath.Join(dir, "change.sh"), []byte("#!/bin/sh\ngit config "+strings.Join(args, " ")+"\n"), 0o755)
@@ -439,5 +424,15 @@ func TestConcurrentRunsPutBackTheFileAsItWas(t *testing.T) {
 	<-done
 	if b, _ := os.ReadFile(settings); string(b) != `{"theirs":true}` {
 		t.Errorf("the agent's settings are now %q", b)
+	}
+}
+
+// gitAt runs git in dir and returns what it printed, trimmed.
+func gitAt(dir string) func(args ...string) string {
+	return func(args ...string) string {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		out, _ := cmd.Output()
+		return strings.TrimSpace(string(out))
 	}
 }

@@ -15,8 +15,5 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 2 && os.Args[1] == sandbox.HelperArg {
 		sandbox.Main(os.Args[2:])
 	}
-	cleanup := testenv.Isolate()
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
+	testenv.Main(m)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/reinsh/rein/engine/runner"
 	"github.com/reinsh/rein/engine/sandbox"
+	"github.com/reinsh/rein/internal/testenv"
 )
 
 // A command cannot change the processes outside its sandbox: the user's
@@ -173,10 +174,10 @@ func TestCommandCannotKillItsSupervisor(t *testing.T) {
 	r, _ := sandboxed(t, `{ commands: [{ command: './kill.sh' }] }`, map[string]string{"kill.sh": script})
 	res := r.Run(context.Background(), "./kill.sh", runner.RunOptions{})
 	deadline := time.Now().Add(3 * time.Second)
-	left := sleepsOf(marker)
+	left := testenv.Sleeps(marker)
 	for len(left) > 0 && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
-		left = sleepsOf(marker)
+		left = testenv.Sleeps(marker)
 	}
 	for _, pid := range left {
 		syscall.Kill(pid, syscall.SIGKILL)
@@ -184,25 +185,6 @@ func TestCommandCannotKillItsSupervisor(t *testing.T) {
 	if len(left) > 0 {
 		t.Errorf("%d processes outlived the command after it signalled its helper: %q %q", len(left), res.Stdout, res.Stderr)
 	}
-}
-
-// sleepsOf are the live processes running sleep with marker.
-func sleepsOf(marker string) []int {
-	var out []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || !strings.Contains(string(b), "sleep\x00"+marker) {
-			continue
-		}
-		if st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && strings.Contains(string(st), ") Z ") {
-			continue
-		}
-		if pid, err := strconv.Atoi(e.Name()); err == nil {
-			out = append(out, pid)
-		}
-	}
-	return out
 }
 
 // The kernel's keyrings are out of a command's reach: the session's and

@@ -12,6 +12,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
 )
 
 // gitConfig is the only git configuration tests read.
@@ -79,4 +82,33 @@ func Isolate() (cleanup func()) {
 		os.Setenv("GIT_"+who+"_EMAIL", "tests@rein.invalid")
 	}
 	return func() { os.RemoveAll(dir) }
+}
+
+// Main runs a package's tests in the environment Isolate makes: a test
+// binary's TestMain when it needs nothing else.
+func Main(m *testing.M) {
+	cleanup := Isolate()
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
+}
+
+// Sleeps are the live processes running sleep with marker (a duration no
+// other program uses): what a test's command may have left behind.
+func Sleeps(marker string) []int {
+	var out []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !strings.Contains(string(b), "sleep\x00"+marker) {
+			continue
+		}
+		if st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && strings.Contains(string(st), ") Z ") {
+			continue // a zombie is dead
+		}
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			out = append(out, pid)
+		}
+	}
+	return out
 }
