@@ -86,14 +86,9 @@ var gitConfigKeys = []struct {
 // GitConfigKey says what git does with the value of a configuration key
 // (section.name or section.subsection.name, any case).
 func GitConfigKey(key, value string) GitConfig {
-	key = strings.ToLower(key)
-	section, rest, ok := strings.Cut(key, ".")
+	section, sub, name, ok := splitKey(key)
 	if !ok {
 		return GitData
-	}
-	sub, name := "", rest
-	if i := strings.LastIndexByte(rest, '.'); i >= 0 {
-		sub, name = rest[:i], rest[i+1:]
 	}
 	if section == "alias" {
 		// Aliases to git's own commands run nothing else.
@@ -161,14 +156,9 @@ var gitAliasCode = []string{"-c", "--config-env", "--exec-path", "-C", "--git-di
 // commands and their arguments, but not run a program (!cmd) or pass git
 // options of its own (-c, --exec-path …).
 func GitRepositoryKey(key, value string) bool {
-	key = strings.ToLower(key)
-	section, rest, ok := strings.Cut(key, ".")
+	section, sub, name, ok := splitKey(key)
 	if !ok {
 		return false
-	}
-	sub, name := "", rest
-	if i := strings.LastIndexByte(rest, '.'); i >= 0 {
-		sub, name = rest[:i], rest[i+1:]
 	}
 	if section == "alias" && sub == "" {
 		words := strings.Fields(value)
@@ -193,4 +183,17 @@ func GitRepositoryKey(key, value string) bool {
 		}
 	}
 	return false
+}
+
+// splitKey reads section.name or section.subsection.name, lower case.
+func splitKey(key string) (section, sub, name string, ok bool) {
+	section, rest, ok := strings.Cut(strings.ToLower(key), ".")
+	if !ok {
+		return "", "", "", false
+	}
+	name = rest
+	if i := strings.LastIndexByte(rest, '.'); i >= 0 {
+		sub, name = rest[:i], rest[i+1:]
+	}
+	return section, sub, name, true
 }
