@@ -3,7 +3,11 @@
 package runner
 
 import (
+	"os"
+	"path/filepath"
+	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/reinsh/rein/engine/sandbox"
 )
@@ -17,5 +21,55 @@ func dieWithRein(a *syscall.SysProcAttr, box *sandbox.Config) {
 	a.Pdeathsig = syscall.SIGKILL
 	if box.Supervised() {
 		a.Pdeathsig = sandbox.EndSignal
+	}
+}
+
+// commandUserNS is the user namespace of the helper just started as pid,
+// when box gave it one of its own ("" otherwise), as /proc/PID/ns/user
+// reads.
+func commandUserNS(pid int, box *sandbox.Config) string {
+	if box == nil || !box.Isolate {
+		return ""
+	}
+	ns, _ := os.Readlink("/proc/" + strconv.Itoa(pid) + "/ns/user")
+	if own, _ := os.Readlink("/proc/self/ns/user"); ns == own {
+		return ""
+	}
+	return ns
+}
+
+// sweep ends what a command left running after its helper was killed
+// before it could: every process in the command's user namespace (userNS,
+// the link /proc/PID/ns/user reads), and its pids cgroup. The helper ends
+// them itself when it is let (its subreaper's final sweep); a signal it
+// could not refuse (on kernels without Landlock's signal scoping, the
+// command's own kill of its parent) leaves them to rein.
+func sweep(userNS, cgroup string) {
+	if cgroup != "" {
+		_ = os.WriteFile(filepath.Join(cgroup, "cgroup.kill"), []byte("1"), 0o644)
+	}
+	if userNS == "" {
+		return
+	}
+	for range 50 {
+		entries, err := os.ReadDir("/proc")
+		if err != nil {
+			return
+		}
+		found := false
+		for _, e := range entries {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil {
+				continue
+			}
+			if ns, err := os.Readlink("/proc/" + e.Name() + "/ns/user"); err == nil && ns == userNS {
+				found = true
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+		if !found {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

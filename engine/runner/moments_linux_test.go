@@ -209,3 +209,70 @@ func TestCommandCannotReachKeyrings(t *testing.T) {
 		t.Errorf("keyctl from the command: %q %q, want EPERM (-1 1) for both keyrings", res.Stdout, res.Stderr)
 	}
 }
+
+// When the helper is killed while its command runs — by the command itself
+// on a kernel without Landlock's signal scoping (kill $PPID), here by the
+// test — what the command left outside its process group is ended by rein
+// from the command's user namespace: it had outlived the helper, whose
+// final sweep never came.
+func TestHelpersDeathLeavesNothingRunning(t *testing.T) {
+	if !sandbox.Probe().Namespaces {
+		t.Skip("no namespaces here: the command has no user namespace of its own to find it by")
+	}
+	const marker = "33.17" // a sleep nobody else runs
+	const foreground = "30.17"
+	script := "#!/bin/sh\nsetsid sh -c 'sleep " + marker + "' >/dev/null 2>&1 </dev/null &\nsleep " + foreground + "\n"
+	r, _ := sandboxed(t, `{ commands: [{ command: './left.sh' }] }`, map[string]string{"left.sh": script})
+	done := make(chan *runner.Result, 1)
+	go func() { done <- r.Run(context.Background(), "./left.sh", runner.RunOptions{}) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(testenv.Sleeps(marker)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the command did not start")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// The helper: the parent of the script's shell, which is the parent of
+	// its sleep in the foreground.
+	helper := 0
+	for _, pid := range testenv.Sleeps(foreground) {
+		if shell := parentOf(pid); shell > 0 {
+			helper = parentOf(shell)
+		}
+	}
+	if helper <= 0 {
+		t.Fatal("the helper was not found")
+	}
+	syscall.Kill(helper, syscall.SIGKILL)
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("rein did not return once its helper was killed")
+	}
+	deadline = time.Now().Add(3 * time.Second)
+	left := testenv.Sleeps(marker)
+	for len(left) > 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+		left = testenv.Sleeps(marker)
+	}
+	for _, pid := range left {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	if len(left) > 0 {
+		t.Errorf("%d processes outlived the command's helper", len(left))
+	}
+}
+
+// parentOf is a process's parent (/proc/PID/stat), or 0.
+func parentOf(pid int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(f) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	return ppid
+}

@@ -187,6 +187,15 @@ func (p process) start(ctx context.Context, path string, argv, env []string, box
 		return 127, fmt.Errorf("%s: %w", p.argv[0], err)
 	}
 	defer g.close()
+	// The command's own user namespace, where it has one: if the helper
+	// is killed (not by rein), what the command left outside its group
+	// is found by it and ended (sweep).
+	userNS := commandUserNS(cmd.Process.Pid, box)
+	defer func() {
+		if box != nil && cmd.ProcessState != nil && !cmd.ProcessState.Exited() {
+			sweep(userNS, box.Cgroup)
+		}
+	}()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
