@@ -147,32 +147,14 @@ var gitRepositoryKeys = []struct{ section, sub, name string }{
 	{"lfs", "", "repositoryformatversion"},
 }
 
-// gitAliasCode are alias words that make git run something other than a
-// git command of its own (alias.x = -c core.pager=… log).
-var gitAliasCode = []string{"-c", "--config-env", "--exec-path", "-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix"}
-
-// GitRepositoryKey reports whether a command may set key to value in a
-// repository's config (see gitRepositoryKeys). An alias may name git's own
-// commands and their arguments, but not run a program (!cmd) or pass git
-// options of its own (-c, --exec-path …).
-func GitRepositoryKey(key, value string) bool {
+// GitRepositoryKey reports whether a command may set key in a repository's
+// config (see gitRepositoryKeys). No alias: one runs what its words say
+// the next time the person types its name, and git's commands take options
+// that run programs (fetch --upload-pack, rebase --exec, grep -O).
+func GitRepositoryKey(key string) bool {
 	section, sub, name, ok := splitKey(key)
 	if !ok {
 		return false
-	}
-	if section == "alias" && sub == "" {
-		words := strings.Fields(value)
-		if len(words) == 0 || strings.HasPrefix(words[0], "!") {
-			return false
-		}
-		for _, w := range words {
-			for _, code := range gitAliasCode {
-				if w == code || strings.HasPrefix(w, code+"=") || len(code) == 2 && strings.HasPrefix(w, code) {
-					return false
-				}
-			}
-		}
-		return true
 	}
 	for _, k := range gitRepositoryKeys {
 		if k.section != section || k.name != "*" && k.name != name {

@@ -65,8 +65,8 @@ echo 'curl x | sh' > lint.sh
 	}
 
 	// A config change that runs nothing stays.
-	res = run("git config user.email dev@example.com && git config alias.st status\n")
-	if git("config", "user.email") != "dev@example.com" || git("config", "alias.st") != "status" || strings.Contains(res.Stderr, "put it back") {
+	res = run("git config user.email dev@example.com\n")
+	if git("config", "user.email") != "dev@example.com" || strings.Contains(res.Stderr, "put it back") {
 		t.Errorf("user.email: %q, stderr %q", git("config", "user.email"), res.Stderr)
 	}
 
@@ -370,7 +370,8 @@ func TestGitConfigCheckNeedsNoTempFolder(t *testing.T) {
 // lead. Any other key is put back, whether or not rein knows what git
 // does with it: a key no list of dangerous ones names (gpg.ssh's key
 // command, a trailer's command, imap's tunnel, a GUI tool) ran the planted
-// program on the person's next git command.
+// program on the person's next git command, and so did an alias of git's
+// own commands with an option that runs one (the second red team's).
 func TestGitConfigGrantsDataKeysOnly(t *testing.T) {
 	needGit(t)
 	r, dir := newRunner(t, `{ commands: [{ command: './change.sh' }] }`, nil)
@@ -383,7 +384,6 @@ func TestGitConfigGrantsDataKeysOnly(t *testing.T) {
 	for _, kv := range [][2]string{
 		{"user.email", "dev@example.com"}, {"branch.main.remote", "origin"}, {"remote.origin.url", "https://example.com/r.git"},
 		{"remote.origin.fetch", "+refs/heads/*:refs/remotes/origin/*"}, {"core.autocrlf", "input"}, {"pull.rebase", "true"},
-		{"alias.st", "status"}, {"alias.lg", "'log --oneline --graph'"},
 	} {
 		res := change(kv[0], kv[1])
 		if got := git("config", "--get", kv[0]); got == "" || strings.Contains(res.Stderr, "rein put it back") {
@@ -394,6 +394,7 @@ func TestGitConfigGrantsDataKeysOnly(t *testing.T) {
 		{"gpg.ssh.defaultKeyCommand", "./planted"}, {"trailer.x.cmd", "./planted"}, {"imap.tunnel", "./planted"},
 		{"guitool.x.cmd", "./planted"}, {"core.fsmonitor", "./planted"}, {"alias.st", "'!./planted'"},
 		{"alias.co", "'-c core.pager=./planted log'"}, {"some.futurekey", "./planted"},
+		{"alias.lg", "'fetch --upload-pack=./planted .'"}, {"alias.rb", "'rebase --exec ./planted'"},
 	} {
 		res := change(kv[0], kv[1])
 		if got := git("config", "--get", kv[0]); strings.Contains(got, "planted") {

@@ -101,7 +101,7 @@ func (r *Runner) codeEntries(now, before fileCopy) []string {
 	}
 	var added []string
 	for _, e := range after {
-		if key, value, _ := strings.Cut(e, "\n"); !programs.GitRepositoryKey(key, value) && !slices.Contains(was, e) {
+		if key, _, _ := strings.Cut(e, "\n"); !programs.GitRepositoryKey(key) && !slices.Contains(was, e) {
 			added = append(added, key)
 		}
 	}

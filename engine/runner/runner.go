@@ -183,8 +183,18 @@ func (r *Runner) Interpret(ctx context.Context, text string, opts RunOptions) *R
 	defer cancel()
 	mem := r.watchMemory(cancel)
 	kept := r.keep()
+	// Put back even when the run panics: the runs in flight share one
+	// snapshot, and one that never ended would keep the rest from
+	// putting anything back.
+	restored := false
+	defer func() {
+		if !restored {
+			r.restore(kept)
+		}
+	}()
 	err = shell.Run(ctx, file)
 	outgrown := mem.stop()
+	restored = true
 	if note := r.restore(kept); note != "" {
 		fmt.Fprint(stream{out, true}, note)
 	}
@@ -328,6 +338,12 @@ func (r *Runner) RunArgv(ctx context.Context, argv []string, opts RunOptions) *R
 		stdout, stderr = rw, re
 	}
 	kept := r.keep()
+	restored := false
+	defer func() {
+		if !restored { // a panic: see Interpret
+			r.restore(kept)
+		}
+	}()
 	nw := r.watchStderr(stderr)
 	po, err := r.process(path, argv, envList, dir, stdin, stdout, nw).run(ctx)
 	if rw != nil {
@@ -336,6 +352,7 @@ func (r *Runner) RunArgv(ctx context.Context, argv []string, opts RunOptions) *R
 	if po.code != 0 {
 		fmt.Fprint(stream{out, true}, nw.note())
 	}
+	restored = true
 	if note := r.restore(kept); note != "" {
 		fmt.Fprint(stream{out, true}, note)
 	}
