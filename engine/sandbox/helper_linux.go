@@ -63,8 +63,8 @@ func Main(args []string) {
 		fail(err.Error())
 	}
 	path, argv := args[1], args[2:]
-	confined, supervised := c.Confined(), c.Supervised()
-	if c.Isolate {
+	confined, supervised := c.Confined(), c.Supervised() && !c.Stage
+	if c.Isolate && !c.Stage {
 		mounted, err := mountPlaces(c)
 		if err != nil {
 			fail(err.Error())
@@ -73,10 +73,20 @@ func Main(args []string) {
 			c = c.uncovered()
 		}
 	}
-	if c.Cgroup != "" {
+	if c.Cgroup != "" && !c.Stage {
 		if err := os.WriteFile(c.Cgroup+"/cgroup.procs", []byte("0"), 0o644); err != nil {
 			fail("cannot join the process-limit cgroup: " + err.Error())
 		}
+	}
+	staged := supervised && confined
+	if staged {
+		// The supervisor stays outside the program's sandbox: a stage it
+		// starts confines itself and becomes the program. Confined here,
+		// the supervisor's thread that started the program shared its
+		// Landlock domain, and the program could signal it to death (by
+		// its thread's id, or a pidfd of its /proc folder) and outlive it.
+		path, argv = stageCommand(c, path, argv)
+		confined = false
 	}
 	if confined {
 		if err := restrict(c); err != nil {
@@ -87,10 +97,13 @@ func Main(args []string) {
 	limits := c.Limits
 	if supervised && limits.AddressSpace > 0 {
 		// The helper stays while the program runs, and a Go program cannot
-		// live in a small address space: a second helper sets that limit
-		// and replaces itself with the program.
+		// live in a small address space: a second helper (the stage, where
+		// there is one) sets that limit and replaces itself with the
+		// program.
 		limits.AddressSpace = 0
-		path, argv = addressSpaceStage(c.Limits.AddressSpace, path, argv)
+		if !staged {
+			path, argv = addressSpaceStage(c.Limits.AddressSpace, path, argv)
+		}
 	}
 	if !supervised {
 		// The thread that executes the program, locked before the limits:
@@ -98,7 +111,7 @@ func Main(args []string) {
 		// leave the memory for (the second helper's).
 		runtime.LockOSThread()
 		dropAmbient()
-		filterCommand(c, false)
+		filterCommand(c)
 	}
 	if err := applyRlimits(limits); err != nil {
 		fail("cannot set resource limits: " + err.Error())
@@ -106,13 +119,35 @@ func Main(args []string) {
 	if supervised {
 		// Nothing to flush; os.Exit's hooks would hold the command's end
 		// back (a second, in a race-enabled build).
-		syscall.Exit(supervise(path, argv, c.Parent, sigs, func() { filterCommand(c, true) }))
+		syscall.Exit(supervise(path, argv, c.Parent, sigs))
 	}
 	if sigs != nil {
 		signal.Stop(sigs)
 	}
 	err := syscall.Exec(path, argv, os.Environ())
 	fail(fmt.Sprintf("%s: %v", argv[0], err))
+}
+
+// stageCommand is the invocation of the stage that confines the program
+// for a supervising helper (Config.Stage): c, with what the supervisor did
+// already (mounts, the cgroup) taken out.
+func stageCommand(c Config, path string, argv []string) (string, []string) {
+	self, err := os.Executable()
+	if err != nil {
+		fail("cannot find the helper to start the program's sandbox: " + err.Error())
+	}
+	c.Stage, c.Supervise, c.Cgroup, c.Parent = true, false, "", 0
+	c.ReadOnly, c.Pin, c.HideServices, c.Cover = nil, nil, nil, nil
+	b, err := json.Marshal(c)
+	if err == nil && len(b) > maxConfigArg {
+		// Past one argument's size, the stage works the grants out itself.
+		c.Grants = nil
+		b, err = json.Marshal(c)
+	}
+	if err != nil {
+		fail("cannot write the program's sandbox: " + err.Error())
+	}
+	return self, append([]string{"rein-sandbox", HelperArg, string(b), path}, argv...)
 }
 
 // addressSpaceStage is the helper invocation that limits the address

@@ -7,9 +7,11 @@
 // places that decide what runs later (the recipe, .git/hooks) are mounted
 // read-only, and a network namespace when the network is denied. rein
 // re-executes itself as a small helper ("rein __sandbox CONFIG PATH
-// ARGV...") that applies them, starts the program and stays as its
-// subreaper, so that nothing the program starts outlives it; rein's own
-// process stays unrestricted.
+// ARGV...") that makes the namespaces and stays as the program's
+// subreaper, so that nothing the program starts outlives it; a second step
+// of the helper (Config.Stage) confines itself and becomes the program.
+// rein and the supervising helper stay unrestricted, outside the
+// program's reach.
 package sandbox
 
 import (
@@ -69,6 +71,13 @@ type Config struct {
 	// sandbox (mode off, or none to be had): what the program leaves is
 	// killed when it ends, and all of it when rein dies.
 	Supervise bool `json:"supervise,omitempty"`
+	// Stage marks the helper's second step, which a supervising helper
+	// starts for the program: it confines itself (Landlock, the filter,
+	// the limits) and becomes the program, in a Landlock domain of the
+	// program's own that the supervisor is outside of, so that no signal
+	// of the program's reaches the supervisor. It mounts, joins and
+	// supervises nothing: the supervisor did.
+	Stage bool `json:"stage,omitempty"`
 	// Grants are the helper's read rules, worked out once by rein (see
 	// Prepare) rather than again by every helper it starts.
 	Grants *ReadGrants `json:"grants,omitempty"`

@@ -53,9 +53,6 @@ type syscalls struct {
 	setpriority, ioprioSet uint32
 	// keys are add_key, request_key and keyctl: refused.
 	keys []uint32
-	// tkill, tgkill, rt_tgsigqueueinfo and ptrace reach one thread: that
-	// of the helper that started the program is out of reach.
-	tkill, tgkill, tgsigqueue, ptrace uint32
 }
 
 // filterArches are the native architecture and the one its kernel also
@@ -70,34 +67,27 @@ func archTables(goarch string) []syscalls {
 		return []syscalls{
 			{arch: unix.AUDIT_ARCH_X86_64, socket: 41, ioUring: 425, x32: true,
 				byPid: []uint32{302, 142, 144, 203, 314}, setpriority: 141, ioprioSet: 251,
-				keys: []uint32{248, 249, 250}, tkill: 200, tgkill: 234, tgsigqueue: 297, ptrace: 101},
+				keys: []uint32{248, 249, 250}},
 			{arch: unix.AUDIT_ARCH_I386, socket: 359, socketcall: 102, ioUring: 425,
 				byPid: []uint32{340, 154, 156, 241, 351}, setpriority: 97, ioprioSet: 289,
-				keys: []uint32{286, 287, 288}, tkill: 238, tgkill: 270, tgsigqueue: 335, ptrace: 26},
+				keys: []uint32{286, 287, 288}},
 		}
 	case "arm64":
 		return []syscalls{
 			{arch: unix.AUDIT_ARCH_AARCH64, socket: 198, ioUring: 425,
 				byPid: []uint32{261, 118, 119, 122, 274}, setpriority: 140, ioprioSet: 30,
-				keys: []uint32{217, 218, 219}, tkill: 130, tgkill: 131, tgsigqueue: 240, ptrace: 117},
+				keys: []uint32{217, 218, 219}},
 			{arch: unix.AUDIT_ARCH_ARM, socket: 281, ioUring: 425,
 				byPid: []uint32{369, 154, 156, 241, 380}, setpriority: 97, ioprioSet: 314,
-				keys: []uint32{309, 310, 311}, tkill: 238, tgkill: 268, tgsigqueue: 363, ptrace: 26},
+				keys: []uint32{309, 310, 311}},
 		}
 	}
 	return nil
 }
 
-// helperThread is the helper process and the thread of it that starts
-// and supervises the program (supervise): that thread shares the program's
-// Landlock domain, so Landlock lets the program signal and trace it, and a
-// program that killed it would outlive its supervision.
-type helperThread struct{ pid, tid uint32 }
-
 // commandFilter is the filter for arches: a classic BPF program. network
-// adds the refusal of network sockets; helper, when set, keeps the
-// supervising thread out of the program's reach.
-func commandFilter(arches []syscalls, network bool, helper *helperThread) []unix.SockFilter {
+// adds the refusal of network sockets.
+func commandFilter(arches []syscalls, network bool) []unix.SockFilter {
 	var a bpf
 	deny := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES))
 	a.ld(offArch)
@@ -132,27 +122,7 @@ func commandFilter(arches []syscalls, network bool, helper *helperThread) []unix
 			// hold what other programs stored there).
 			a.jeq(nr, "outside", "")
 		}
-		if helper != nil {
-			a.jeq(s.tkill, "tid", "")
-			a.jeq(s.tgkill, "tgid", "")
-			a.jeq(s.tgsigqueue, "tgid", "")
-			a.jeq(s.ptrace, "traced", "")
-		}
 		a.ret(unix.SECCOMP_RET_ALLOW)
-	}
-	if helper != nil {
-		// tkill(tid), tgkill(tgid, tid), rt_tgsigqueueinfo(tgid, tid),
-		// ptrace(request, pid): the helper's thread, or the helper.
-		a.label("tid")
-		a.ld(offArg0)
-		a.jeq(helper.tid, "outside", "allow")
-		a.label("tgid")
-		a.ld(offArg1)
-		a.jeq(helper.tid, "outside", "allow")
-		a.label("traced")
-		a.ld(offArg1)
-		a.jeq(helper.tid, "outside", "")
-		a.jeq(helper.pid, "outside", "allow")
 	}
 	if network {
 		a.label("domain")
@@ -187,20 +157,15 @@ func commandFilter(arches []syscalls, network bool, helper *helperThread) []unix
 	return a.assemble()
 }
 
-// filterCommand installs commandFilter on the command a confined helper
-// starts, from the calling thread; supervising, that thread stays out of
-// the program's reach. A kernel without seccomp (EINVAL) leaves it out, but
-// where the network is to be refused and no network namespace of the
-// command's own refuses it: the helper then runs nothing.
-func filterCommand(c Config, supervising bool) {
+// filterCommand installs commandFilter on the program a confined helper
+// becomes, from the calling thread. A kernel without seccomp (EINVAL)
+// leaves it out, but where the network is to be refused and no network
+// namespace of the command's own refuses it: the helper then runs nothing.
+func filterCommand(c Config) {
 	if !c.Confined() {
 		return
 	}
-	var helper *helperThread
-	if supervising {
-		helper = &helperThread{pid: uint32(unix.Getpid()), tid: uint32(unix.Gettid())}
-	}
-	switch err := installFilter(c.Network, helper); {
+	switch err := installFilter(c.Network); {
 	case err == nil:
 	case errors.Is(err, unix.EINVAL) && (!c.Network || c.Isolate):
 	case c.Network:
@@ -225,12 +190,12 @@ func seccompAvailable() bool {
 
 // installFilter installs the filter on the calling thread (locked to its
 // goroutine), from which the program is started.
-func installFilter(network bool, helper *helperThread) error {
+func installFilter(network bool) error {
 	arches := filterArches()
 	if arches == nil {
 		return nil
 	}
-	prog := commandFilter(arches, network, helper)
+	prog := commandFilter(arches, network)
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return err
 	}

@@ -24,17 +24,16 @@ import (
 // left and returns the program's status (128+N for signal N, as a shell
 // reports it).
 //
-// The program is started, and every signal to it and what it left is sent,
-// from one thread: Landlock was applied to each of the helper's threads on
-// its own, which gives each a domain of its own, and scoped signals do not
-// cross from one domain to another.
-func supervise(path string, argv []string, parent int, sigs chan os.Signal, seal func()) int {
+// The supervisor is outside the program's sandbox: the program (a stage
+// that confines itself first, for a confined command) is in a Landlock
+// domain the supervisor is not in, so the program's scoped signals cannot
+// reach it, while its own reach the program.
+func supervise(path string, argv []string, parent int, sigs chan os.Signal) int {
 	runtime.LockOSThread()
 	dropAmbient()
-	// Nothing the program runs as may read or trace the helper through
-	// /proc (it shares the thread's Landlock domain).
+	// Nothing the program runs as may read or trace the supervisor
+	// through /proc.
 	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
-	seal() // what the program inherits from this thread
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		fail("cannot watch the program's children: " + err.Error())
 	}
