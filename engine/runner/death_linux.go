@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/reinsh/rein/engine/sandbox"
 )
 
@@ -40,7 +42,8 @@ func commandUserNS(pid int, box *sandbox.Config) string {
 
 // sweep ends what a command left running after its helper was killed
 // before it could: every process in the command's user namespace (userNS,
-// the link /proc/PID/ns/user reads), and its pids cgroup. The helper ends
+// the link /proc/PID/ns/user reads) or one it made inside it, and its pids
+// cgroup. The helper ends
 // them itself when it is let (its subreaper's final sweep); a signal it
 // could not refuse (on kernels without Landlock's signal scoping, the
 // command's own kill of its parent) leaves them to rein.
@@ -62,7 +65,7 @@ func sweep(userNS, cgroup string) {
 			if err != nil {
 				continue
 			}
-			if ns, err := os.Readlink("/proc/" + e.Name() + "/ns/user"); err == nil && ns == userNS {
+			if inNamespace(e.Name(), userNS) {
 				found = true
 				_ = syscall.Kill(pid, syscall.SIGKILL)
 			}
@@ -72,4 +75,35 @@ func sweep(userNS, cgroup string) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// nsGetParent is ioctl_ns(2)'s NS_GET_PARENT: _IO(0xb7, 0x2).
+const nsGetParent = 0xb702
+
+// inNamespace reports whether process pid is in the user namespace userNS
+// or in one made inside it (unshare -U within a command): the kernel names
+// each namespace's parent, up to the machine's.
+func inNamespace(pid, userNS string) bool {
+	path := "/proc/" + pid + "/ns/user"
+	if link, err := os.Readlink(path); err != nil || link == userNS {
+		return err == nil
+	}
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer func() { unix.Close(fd) }()
+	for range 33 { // user namespaces nest 32 deep at most
+		parent, err := unix.IoctlRetInt(fd, nsGetParent)
+		if err != nil {
+			return false // the machine's, or beyond what rein may see
+		}
+		unix.Close(fd)
+		fd = parent
+		var st unix.Stat_t
+		if unix.Fstat(fd, &st) == nil && "user:["+strconv.FormatUint(st.Ino, 10)+"]" == userNS {
+			return true
+		}
+	}
+	return false
 }

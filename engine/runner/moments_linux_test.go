@@ -244,7 +244,12 @@ func TestHelpersDeathLeavesNothingRunning(t *testing.T) {
 	}
 	const marker = "33.17" // a sleep nobody else runs
 	const foreground = "30.17"
-	script := "#!/bin/sh\nsetsid sh -c 'sleep " + marker + "' >/dev/null 2>&1 </dev/null &\nsleep " + foreground + "\n"
+	// One left in the command's user namespace, one in a namespace the
+	// command made inside it (the second red team's).
+	const nested = "33.18"
+	script := "#!/bin/sh\nsetsid sh -c 'sleep " + marker + "' >/dev/null 2>&1 </dev/null &\n" +
+		"command -v unshare >/dev/null && setsid unshare -U sh -c 'sleep " + nested + "' >/dev/null 2>&1 </dev/null &\n" +
+		"sleep " + foreground + "\n"
 	r, _ := sandboxed(t, `{ commands: [{ command: './left.sh' }] }`, map[string]string{"left.sh": script})
 	done := make(chan *runner.Result, 1)
 	go func() { done <- r.Run(context.Background(), "./left.sh", runner.RunOptions{}) }()
@@ -273,10 +278,11 @@ func TestHelpersDeathLeavesNothingRunning(t *testing.T) {
 		t.Fatal("rein did not return once its helper was killed")
 	}
 	deadline = time.Now().Add(3 * time.Second)
-	left := testenv.Sleeps(marker)
+	sleeps := func() []int { return append(testenv.Sleeps(marker), testenv.Sleeps(nested)...) }
+	left := sleeps()
 	for len(left) > 0 && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
-		left = testenv.Sleeps(marker)
+		left = sleeps()
 	}
 	for _, pid := range left {
 		syscall.Kill(pid, syscall.SIGKILL)
