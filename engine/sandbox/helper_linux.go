@@ -113,6 +113,12 @@ func Main(args []string) {
 		dropAmbient()
 		filterCommand(c)
 	}
+	if staged {
+		// The stage sets the limits as it becomes the program: under
+		// limits.processes (RLIMIT_NPROC) here, the stage, a Go program,
+		// could not start its threads.
+		limits = Limits{}
+	}
 	if err := applyRlimits(limits); err != nil {
 		fail("cannot set resource limits: " + err.Error())
 	}
