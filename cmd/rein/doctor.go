@@ -88,7 +88,7 @@ func (c *doctorCmd) Run(g *Globals, e *env) error {
 			fmt.Fprintln(e.stdout, "             "+p)
 		}
 	}
-	fmt.Fprintln(e.stdout, "kept:        put back after each command that changes them (see README, The kernel sandbox):")
+	fmt.Fprintln(e.stdout, "kept:        put back after each command that changes them (see docs/sandbox.md):")
 	for _, p := range runner.Kept(r, cfg) {
 		fmt.Fprintln(e.stdout, "             "+p)
 	}

@@ -295,7 +295,7 @@ func Render(p *Project, dir string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "// rein.jsonnet: what a model (and `rein exec`) may run in this repository.\n")
 	fmt.Fprintf(&b, "// Written by `rein init`; edit it freely and check it with `rein test`.\n")
-	fmt.Fprintf(&b, "// Docs: the presets and helpers live in rein.libsonnet (see the README).\n")
+	fmt.Fprintf(&b, "// Docs: the presets and helpers live in rein.libsonnet (see docs/library.md and docs/recipe.md).\n")
 	b.WriteString("local rein = import 'rein.libsonnet';\n\n")
 	b.WriteString(strings.Join(presets, " + ") + " + {\n")
 	if len(commands) > 0 {
