@@ -230,15 +230,20 @@ func TestHelpAndVersion(t *testing.T) {
 	}
 }
 
-// Every recipe shown in the README compiles and passes its own tests.
+// Every recipe shown in the README and docs compiles and passes its own
+// tests.
 func TestReadmeRecipes(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
+	docs, _ := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
+	var blocks []string
+	for _, f := range append([]string{filepath.Join("..", "..", "README.md")}, docs...) {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks = append(blocks, strings.Split(string(text), "```jsonnet\n")[1:]...)
 	}
-	blocks := strings.Split(string(readme), "```jsonnet\n")[1:]
 	if len(blocks) < 2 {
-		t.Fatalf("found %d jsonnet blocks in the README", len(blocks))
+		t.Fatalf("found %d jsonnet blocks in the README and docs", len(blocks))
 	}
 	for i, b := range blocks {
 		recipe := b[:strings.Index(b, "```")]
@@ -248,7 +253,7 @@ func TestReadmeRecipes(t *testing.T) {
 		}
 		out, errOut, code := rein(t, dir, "", "test", "--no-presets")
 		if code != exitOK {
-			t.Errorf("README recipe %d: rein test exit %d\n%s%s", i+1, code, out, errOut)
+			t.Errorf("recipe %d of the README and docs: rein test exit %d\n%s%s", i+1, code, out, errOut)
 		}
 	}
 }
