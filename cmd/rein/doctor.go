@@ -25,7 +25,7 @@ func (c *doctorCmd) Run(g *Globals, e *env) error {
 	}
 	cfg, warning, cfgErr := app.SandboxWith(r, st)
 	if c.JSON {
-		report := map[string]any{"kernel": st, "recipe_sandbox": r.Sandbox, "enforced": cfg, "kept": runner.Kept(r, cfg), "read_only": runner.ReadOnly(r, cfg)}
+		report := map[string]any{"kernel": st, "recipe_sandbox": r.Sandbox, "enforced": cfg, "kept": runner.Kept(r, cfg), "read_only": runner.ReadOnly(r, cfg), "readable": cfg.Readable()}
 		if cfgErr != nil {
 			report["error"] = cfgErr.Error()
 		}
@@ -80,6 +80,12 @@ func (c *doctorCmd) Run(g *Globals, e *env) error {
 		fmt.Fprintf(e.stdout, "enforced:    %s\n", cfg.Describe())
 		if len(cfg.Write) > 0 {
 			fmt.Fprintf(e.stdout, "also writable: %v\n", cfg.Write)
+		}
+		if readable := cfg.Readable(); len(readable) > 0 {
+			fmt.Fprintln(e.stdout, "readable:    besides the workspace (paths.scope granted; paths.read grants more):")
+			for _, p := range readable {
+				fmt.Fprintln(e.stdout, "             "+p)
+			}
 		}
 	}
 	if ro := runner.ReadOnly(r, cfg); len(ro) > 0 {

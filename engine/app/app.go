@@ -75,9 +75,13 @@ func SandboxWith(r *recipe.Recipe, st sandbox.Status) (*sandbox.Config, string, 
 		Mode: r.Sandbox.Mode, NetworkDeny: r.Sandbox.Network == "deny", Unavailable: r.Sandbox.Unavailable,
 		Workspace: r.Workspace,
 		Limits:    sandbox.Limits{CPUSeconds: r.Limits.CPUSeconds, FileSize: r.Limits.FileSizeBytes, Processes: r.Limits.Processes, AddressSpace: r.Limits.AddressSpaceBytes},
-		Deny:      r.Paths.Deny, Sockets: r.Sandbox.Sockets, ScopeWorkspace: r.Paths.Scope == "workspace",
-		ToolConfig: recipe.ToolConfig, SystemFolders: recipe.SystemFolders, OwnFolders: recipe.OwnFolders(),
+		Deny:      r.Paths.Deny, Sockets: r.Sandbox.Sockets,
+		ToolConfig: recipe.ToolConfig, OwnFolders: recipe.OwnFolders(),
 		CacheDir: recipe.CacheDir(),
+	}
+	if r.GrantedReads() {
+		home, _ := os.UserHomeDir()
+		o.Reads = r.ReadRoots(home, os.Getenv)
 	}
 	for _, w := range r.Sandbox.Write {
 		if w, ok := recipe.ExpandWorkspaceCache(w, r.Workspace); ok {

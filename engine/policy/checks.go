@@ -123,8 +123,8 @@ func (p *Policy) redirect(r shellparse.Redirect, cwd string) (Result, bool) {
 			return res, true
 		}
 	}
-	if p.confined && p.outsideScope(abs) {
-		return Result{Deny, "paths.scope", fmt.Sprintf("redirect %s %s, outside the workspace %s: this recipe's commands read and write only the workspace and the system folders (paths.scope: 'workspace')", verb, abs, p.workspace)}, true
+	if p.confined && !r.Write && p.outsideScope(abs, plainlyOutside(r.Target)) {
+		return *p.scopeResult("redirect reads "+r.Target, abs), true
 	}
 	if mode == "workspace" {
 		if !Inside(abs, p.workspace) {

@@ -168,15 +168,15 @@ func (p *Policy) command(c *shellparse.Command, ev *evaluation, out *Result) str
 		*out = *r
 		return sub
 	}
-	if r := p.scopeArg(c, parsed); r != nil {
-		*out = *r
-		return sub
-	}
 	if r := p.secretFolder(c, ev); r != nil {
 		*out = *r
 		return sub
 	}
 	if r := cc.each(Deny); r != nil {
+		*out = *r
+		return sub
+	}
+	if r := p.scopeArg(c, parsed); r != nil {
 		*out = *r
 		return sub
 	}

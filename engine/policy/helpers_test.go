@@ -36,6 +36,20 @@ func presetRecipe(t testing.TB, name, goos string) (*recipe.Recipe, *policy.Poli
 	return r, p
 }
 
+// anywherePolicy compiles a preset whose commands may read everything
+// but the secret paths (paths.scope: 'anywhere'): the secret lists are the
+// defence there.
+func anywherePolicy(t testing.TB, name string) *policy.Policy {
+	t.Helper()
+	r, _ := presetRecipe(t, name, "")
+	r.Paths.Scope = "anywhere"
+	p, err := policy.New(r, policy.Options{Home: "/home/dev"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // lazyPolicy compiles a recipe written for the test into a policy told its
 // rules were checked (RulesChecked), so that they compile when first used.
 func lazyPolicy(t testing.TB, jsonnet string) (*recipe.Recipe, *policy.Policy) {

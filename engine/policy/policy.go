@@ -57,8 +57,11 @@ type Policy struct {
 	// does not know; readOnly: the recipe runs commands read-only.
 	unknownOption Verdict
 	readOnly      bool
-	// confined: paths.scope is 'workspace' (scope.go).
-	confined bool
+	// confined: reads are granted (scope.go), from the workspace and
+	// readRoots.
+	confined  bool
+	readRoots []string
+	home      string
 
 	cwdClear bool // no anchored secret glob can match below cwd
 	// unguarded runs every each-rule in full on every command, skipping
@@ -109,6 +112,9 @@ type Options struct {
 	Tool string
 	// Home is the home folder for ~ in paths (default: os.UserHomeDir).
 	Home string
+	// Getenv reads the environment whose PATH and toolchain variables
+	// say what commands may read (recipe.ReadRoots; default: os.Getenv).
+	Getenv func(string) string
 	// RulesChecked says the recipe's rules are known to compile (CheckRules
 	// passed on this recipe): each is then compiled when first needed
 	// instead of all in New. A recipe from rein's compile cache qualifies.
@@ -228,7 +234,15 @@ func New(r *recipe.Recipe, opts Options) (*Policy, error) {
 		p.unknownOption = mustVerdict(sh.UnknownOption)
 	}
 	p.readOnly = r.Sandbox.Mode == "read-only"
-	p.confined = r.Paths.Scope == "workspace"
+	p.confined = r.GrantedReads()
+	if p.confined {
+		p.home = home
+		getenv := opts.Getenv
+		if getenv == nil {
+			getenv = os.Getenv
+		}
+		p.readRoots = r.ReadRoots(home, getenv)
+	}
 	p.alts = &alternatives{}
 	return p, nil
 }

@@ -278,7 +278,7 @@ func TestSecretArgsFromAnyFolder(t *testing.T) {
 // Reading a folder that holds secrets, without naming them: the program
 // walks the folder itself, so no run-time check of its argv sees the files.
 func TestSecretFoldersReadRecursively(t *testing.T) {
-	p := presetPolicy(t, "readonly") // home is /home/dev
+	p := anywherePolicy(t, "readonly") // home is /home/dev
 	denied := []string{
 		"grep -r password ~",
 		"grep -R TOKEN /home/dev",

@@ -97,7 +97,7 @@ func TestRecipeAuthoredRules(t *testing.T) {
 		{"kubectl --kubeconfig=/x get pods", policy.Ask, "default"},
 		{"cp a.txt b.txt", policy.Allow, "programs.cp"},
 		{"cp a.txt /etc/passwd", policy.Ask, "default"},
-		{"cp ../x .", policy.Ask, "default"},
+		{"cp ../x .", policy.Deny, "paths.scope"},
 		{"echo hello", policy.Allow, "allow: echo *"},
 		{"echo my secret", policy.Deny, "deny: echo *secret*"},
 		{"terraform plan -out x", policy.Ask, "ask: terraform plan*"},
@@ -166,7 +166,7 @@ local rein = import 'rein.libsonnet';
     rein.rule('script-abspath', 'deny', 's', when='any(script.commands, {let c = #; c.name == "tail" && any(c.positionals, {absPath(c, #) == "/etc/passwd"})})'),
   ],
   shell: { redirect_write: 'allow' },
-  paths: { write: ['**'] },
+  paths: { write: ['**'], scope: 'anywhere' },
 }`)
 	tests := []struct {
 		command string

@@ -2,6 +2,9 @@ package policy
 
 import (
 	"fmt"
+	"os"
+	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -10,23 +13,60 @@ import (
 	"github.com/reinsh/rein/shellparse"
 )
 
-// Reads confined to the workspace (paths.scope: 'workspace'): a path a
-// command names — an operand, an option's value, a redirect, the folder cd
-// goes to — must lie in the workspace or in the system folders programs
-// need (recipe.SystemFolders). The sandbox's read side grants the same, so
-// what vetting cannot see (a script's own reads) is held there too.
+// Granted reads (paths.scope: 'granted', the default): a path a command
+// names — an operand, an option's value, a redirect, the folder cd goes
+// to — must lie in the workspace, the command's temp folder or the
+// recipe's read roots (recipe.ReadRoots: the system folders, toolchains,
+// programs, and paths.read). The sandbox grants the same, so what vetting
+// cannot see (a script's own reads) is held there too.
 
 // outsideScope reports whether abs is a place commands may not read under
-// a confined recipe.
-func (p *Policy) outsideScope(abs string) bool {
-	if Inside(abs, p.workspace) {
+// granted reads. Unless named is set (the word was plainly a path outside:
+// ~/x, ../x), only a place that exists counts: a word that starts with /
+// may be no path (gh api /user, a pattern), and what does not exist cannot
+// be read; the sandbox refuses it if it comes to be.
+func (p *Policy) outsideScope(abs string, named bool) bool {
+	if Inside(abs, p.workspace) || Inside(abs, recipe.TempRoot()) {
 		return false
 	}
-	return !slices.ContainsFunc(recipe.SystemFolders, func(dir string) bool { return Inside(abs, dir) })
+	if slices.ContainsFunc(p.readRoots, func(dir string) bool { return Inside(abs, dir) }) {
+		return false
+	}
+	if _, ok := p.read.match(abs); ok {
+		return false
+	}
+	if named {
+		return true
+	}
+	_, err := os.Lstat(abs)
+	return err == nil
 }
 
-// scopeArg decides a command's path words under a confined recipe: the
-// first that leads outside the workspace and the system folders denies it.
+// scopeResult is the refusal of a read outside the grants (what names
+// the path), with the grant that would allow it.
+func (p *Policy) scopeResult(what, abs string) *Result {
+	reason := fmt.Sprintf("%s, outside what commands may read (the workspace, the system folders, the toolchains and paths.read): ", what)
+	tilde := func(s string) string {
+		if p.home != "" && Inside(s, p.home) {
+			return "~" + strings.TrimPrefix(s, strings.TrimSuffix(filepath.ToSlash(p.home), "/"))
+		}
+		return s
+	}
+	abs = filepath.ToSlash(abs)
+	dir := path.Dir(abs)
+	switch {
+	case abs == "/" || p.home != "" && Inside(p.home, abs):
+		reason += "commands may read everything but the secret paths only with paths.scope: 'anywhere'"
+	case dir == "/" || dir == filepath.ToSlash(p.home):
+		reason += fmt.Sprintf("grant it in the recipe with paths+: { read+: ['%s'] }", tilde(abs))
+	default:
+		reason += fmt.Sprintf("grant it in the recipe with paths+: { read+: ['%s/**'] }", tilde(dir))
+	}
+	return &Result{Deny, "paths.scope", reason}
+}
+
+// scopeArg decides a command's path words under granted reads: the first
+// that leads outside them denies it.
 func (p *Policy) scopeArg(c *shellparse.Command, parsed *programs.Parsed) *Result {
 	if !p.confined {
 		return nil
@@ -34,16 +74,46 @@ func (p *Policy) scopeArg(c *shellparse.Command, parsed *programs.Parsed) *Resul
 	skip := scriptOperand(c, parsed)
 	for i := 1; i < len(c.Words); i++ {
 		w := &c.Words[i]
-		if w.Dynamic || w.Value == "" || i == skip {
+		if w.Dynamic || w.Value == "" || i == skip || notAPath(parsed, i-1, w.Value) {
 			continue // a dynamic word is checked again when it runs
 		}
-		for _, v := range pathCandidates(w.Value, c.Name == "cd" || c.Name == "pushd") {
-			if abs := p.read.resolve(v, p.cwd); p.outsideScope(abs) {
-				return &Result{Deny, "paths.scope", fmt.Sprintf("%s names %s (%s), outside the workspace %s: this recipe's commands read only the workspace and the system folders (paths.scope: 'workspace')", c.Name, v, abs, p.workspace)}
+		dir := c.Name == "cd" || c.Name == "pushd"
+		for _, v := range pathCandidates(w.Value, dir) {
+			// / itself, but as where a command goes: what lies below it
+			// is granted or not, one by one.
+			if v == "/" && !dir {
+				continue
+			}
+			if abs := p.read.resolve(v, p.cwd); p.outsideScope(abs, plainlyOutside(v)) {
+				return p.scopeResult(fmt.Sprintf("%s names %s (%s)", c.Name, v, abs), abs)
 			}
 		}
 	}
 	return nil
+}
+
+// plainlyOutside reports whether a path word leads out of where it is
+// resolved whatever that is: the home folder, or up.
+func plainlyOutside(v string) bool {
+	return strings.HasPrefix(v, "~") || v == ".." || strings.HasPrefix(v, "../")
+}
+
+// notAPath reports whether the program table reads the word at index at
+// of those parsed as no path: an option it knows, written whole with no
+// value in it (findstr /I, whose options start like paths).
+func notAPath(parsed *programs.Parsed, at int, word string) bool {
+	if parsed == nil {
+		return false
+	}
+	for _, g := range parsed.Options {
+		if g.Option == nil {
+			continue
+		}
+		if g.At == at && g.Written == word && (!g.HasValue || g.Next) {
+			return true
+		}
+	}
+	return false
 }
 
 // pathCandidates are the paths a word may name: itself, an option's value

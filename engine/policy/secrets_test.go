@@ -10,7 +10,7 @@ import (
 // macOS and Windows open .env as .ENV and ~/.ssh as ~/.SSH: there secret
 // paths match whatever the case. (On Linux those are other files.)
 func TestSecretsIgnoreCaseWhereFilesDo(t *testing.T) {
-	p := presetPolicy(t, "readonly")
+	p := anywherePolicy(t, "readonly")
 	folding := p.FoldingCase()
 	for _, text := range []string{
 		"cat .ENV", "cat .Env.Local", "cat config/SERVER.PEM", "cat ~/.SSH/id_rsa", "cat ~/.ssh/ID_RSA",
@@ -76,7 +76,7 @@ func TestGitConfigIsSecret(t *testing.T) {
 // Where tools keep passwords and tokens besides the well-known folders, and
 // shell start-up files and histories, which often export or show one.
 func TestMoreCredentialFilesAreSecret(t *testing.T) {
-	p := presetPolicy(t, "readonly")
+	p := anywherePolicy(t, "readonly")
 	for _, f := range []string{"~/.gitconfig", "~/.config/git/credentials", "~/.pgpass", "~/.my.cnf", "~/.vault-token",
 		"~/.cargo/credentials.toml", "~/.gem/credentials", "~/.terraform.d/credentials.tfrc.json", "~/.m2/settings.xml",
 		"~/.gradle/gradle.properties", "~/.config/hub", "~/.password-store/x.gpg", "~/.local/share/keyrings/login.keyring",

@@ -156,9 +156,16 @@ func (r *Recipe) normalize() error {
 	fill(&r.Shell.DynamicCommandName, defaultShell.DynamicCommandName)
 	fill(&r.Shell.UnknownProgram, r.Default)
 
-	fill(&r.Paths.Scope, "anywhere")
+	fill(&r.Paths.Scope, "granted")
 	if r.Paths.Read == nil {
 		r.Paths.Read = []string{"**"}
+	}
+	if r.GrantedReads() {
+		for _, g := range r.Paths.Read {
+			if top := GlobTop(g); top == "~" || top == "/" || top == "/home" || top == "/Users" {
+				return r.fieldError("read", fmt.Sprintf("paths.read %q grants every file in %s: name the folders commands need (paths.read: ['~/notes/**']), or let them read everything but the secret paths with paths.scope: 'anywhere'", g, top))
+			}
+		}
 	}
 	if r.Paths.Write == nil {
 		r.Paths.Write = []string{"**"}

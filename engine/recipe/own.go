@@ -3,6 +3,7 @@ package recipe
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -36,6 +37,12 @@ func CacheDir() string {
 		return filepath.Dir(d)
 	}
 	return ""
+}
+
+// TempRoot is the folder in the system's temp folder where each command
+// gets a temp folder of its own (TMPDIR), made by the runner.
+func TempRoot() string {
+	return filepath.Join(os.TempDir(), fmt.Sprintf("rein-%d", os.Getuid()))
 }
 
 // StateDir is rein's state folder ($XDG_STATE_HOME/rein or

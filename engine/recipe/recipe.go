@@ -126,9 +126,9 @@ type Paths struct {
 	// Protect are paths that may be read but that rein never writes
 	// (file tools, redirects): what is there runs later, outside rein.
 	Protect []string `json:"protect"`
-	// Scope is where commands may read: "anywhere" (not secret), or
-	// "workspace": only the workspace and the system folders programs
-	// need (SystemFolders), by vetting and by the sandbox.
+	// Scope is where commands may read: "granted" (or its older name
+	// "workspace"): the workspace and ReadRoots, by vetting and by the
+	// sandbox; "anywhere": everywhere but the secret paths.
 	Scope string `json:"scope,omitempty"`
 }
 

@@ -294,7 +294,7 @@ func TestGitLeavesOutSecretPlacesOfItsRepository(t *testing.T) {
 	for name, text := range map[string]string{
 		".aws/credentials": "aws_secret_access_key=LEAK", ".bash_history": "export TOKEN=LEAK",
 		"proj/private/token.txt": "LEAK", "proj/main.go": "package main // API",
-		"proj/rein.jsonnet": "(import 'rein.libsonnet').presets.readonly + { paths+: { deny+: ['private/**'] } }",
+		"proj/rein.jsonnet": "(import 'rein.libsonnet').presets.readonly + { paths+: { deny+: ['private/**'], scope: 'anywhere' } }",
 	} {
 		os.MkdirAll(filepath.Dir(filepath.Join(home, name)), 0o755)
 		os.WriteFile(filepath.Join(home, name), []byte(text+"\n"), 0o644)

@@ -203,7 +203,7 @@ func homeWithKey(t *testing.T) string {
 // hidden from every program, including ones analysis cannot see into.
 func TestSandboxHidesSecrets(t *testing.T) {
 	home := homeWithKey(t)
-	r, _ := sandboxed(t, `{ commands: [{ command: './peek.sh' }] }`, map[string]string{
+	r, _ := sandboxed(t, `{ commands: [{ command: './peek.sh' }], paths: { scope: 'anywhere' } }`, map[string]string{
 		"peek.sh": "#!/bin/sh\ncat \"$1/notes.txt\"; echo; cat \"$1/.ssh/id_test\"; cat \"$1/keys/id_test\"; grep -r KEY \"$1\"\n",
 	})
 	res := r.Run(context.Background(), "./peek.sh "+home, runner.RunOptions{})
@@ -222,7 +222,7 @@ func TestSandboxHidesSecrets(t *testing.T) {
 // the same.
 func TestSandboxHidesSecretsWithoutNamespaces(t *testing.T) {
 	home := homeWithKey(t)
-	r, _ := sandboxedWith(t, `{ commands: [{ command: './peek.sh' }] }`, map[string]string{
+	r, _ := sandboxedWith(t, `{ commands: [{ command: './peek.sh' }], paths: { scope: 'anywhere' } }`, map[string]string{
 		"peek.sh": "#!/bin/sh\ncat \"$1/notes.txt\"; echo; cat \"$1/.ssh/id_test\"; cat \"$1/keys/id_test\"; grep -r KEY \"$1\"\n",
 	}, func(o *runner.Options) {
 		plain, err := o.Sandbox.WithoutNamespaces(sandbox.Probe())
@@ -274,7 +274,7 @@ func TestSandboxHidesWhatTheReadmeSays(t *testing.T) {
 	for name := range secret {
 		names = append(names, "\"$HOME/"+name+"\"")
 	}
-	r, _ := sandboxed(t, `{ commands: [{ command: './peek.sh' }] }`, map[string]string{
+	r, _ := sandboxed(t, `{ commands: [{ command: './peek.sh' }], paths: { scope: 'anywhere' } }`, map[string]string{
 		"peek.sh": "#!/bin/sh\necho ran\nfor f in " + strings.Join(names, " ") + " \"$HOME/.kube/config\"; do cat \"$f\"; done; grep -r LEAK \"$HOME\"\n",
 	})
 	res := r.Run(context.Background(), "./peek.sh", runner.RunOptions{})

@@ -35,7 +35,7 @@ func smallHelper(t *testing.T) string {
 func TestSmallHelperConfines(t *testing.T) {
 	helper := smallHelper(t)
 	home := homeWithKey(t)
-	r, dir := sandboxedWith(t, `{ commands: [{ command: './peek.sh' }], sandbox+: { mode: 'workspace-write' } }`, map[string]string{
+	r, dir := sandboxedWith(t, `{ commands: [{ command: './peek.sh' }], sandbox+: { mode: 'workspace-write' }, paths: { scope: 'anywhere' } }`, map[string]string{
 		"peek.sh": "#!/bin/sh\ncat \"$1/notes.txt\"; echo; cat \"$1/.ssh/id_test\"; cat \"$1/keys/id_test\"; echo x > \"$1/planted\"; echo y > here.txt\n",
 	}, func(o *runner.Options) { o.Helper = helper })
 	res := r.Run(context.Background(), "./peek.sh "+home, runner.RunOptions{})

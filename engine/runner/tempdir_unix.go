@@ -4,10 +4,9 @@ package runner
 
 import (
 	"errors"
-	"fmt"
+	"github.com/reinsh/rein/engine/recipe"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"syscall"
 )
 
@@ -19,7 +18,7 @@ import (
 // user made it first, or a link) is not used: the command's folder is then
 // made in /tmp directly.
 func commandTempDir() (string, error) {
-	parent := filepath.Join(os.TempDir(), fmt.Sprintf("rein-%d", os.Getuid()))
+	parent := recipe.TempRoot()
 	if err := os.Mkdir(parent, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return os.MkdirTemp("", "rein-tmp-")
 	}

@@ -42,9 +42,8 @@ type Config struct {
 	// secret paths that name concrete places, like ~/.ssh).
 	Hide []string `json:"hide,omitempty"`
 	// Read, when set, are the only places commands may read besides the
-	// workspace, the temp folder and the write grants (paths.scope:
-	// 'workspace'): the system folders, the folders on PATH, and the
-	// configuration files the programs read for themselves.
+	// workspace, the temp folder and the write grants (granted reads):
+	// Options.Reads that exist, and the folders linked programs live in.
 	Read   []string `json:"read,omitempty"`
 	Limits Limits   `json:"limits"`
 	Cgroup string   `json:"cgroup,omitempty"` // pids cgroup to join
@@ -119,14 +118,13 @@ type facts struct {
 	at      time.Time
 	deny    []string // the recipe's paths.deny
 	sockets []string // sandbox.sockets: services a command may reach
-	scope   bool     // paths.scope 'workspace'
-	// toolConfig and systemFolders: Options.ToolConfig, SystemFolders.
-	toolConfig, systemFolders []string
-	cacheDir                  string // Options.CacheDir
-	hide                      []string
-	read                      []string
-	services                  []string
-	netServices               []string // hidden too where the network is denied
+	// reads: Options.Reads; toolConfig: Options.ToolConfig.
+	reads, toolConfig []string
+	cacheDir          string // Options.CacheDir
+	hide              []string
+	read              []string
+	services          []string
+	netServices       []string // hidden too where the network is denied
 	// covers are the hidden paths a mount may cover (see coverable), and
 	// grants the read grants: with the namespaces (true), where the covers
 	// need none; without them, where every hidden path does.
@@ -151,8 +149,8 @@ func (c *Config) Prepare() {
 	if f.at.IsZero() || time.Since(f.at) > factsTTL {
 		f.hide = hidden(f.deny, c.Workspace, f.toolConfig)
 		f.read = nil
-		if f.scope {
-			f.read = confinedReads(f.systemFolders, f.toolConfig)
+		if f.reads != nil {
+			f.read = grantedReads(f.reads)
 		}
 		f.services = serviceSockets(f.sockets, f.cacheDir)
 		f.netServices = networkServices(f.sockets)
@@ -231,13 +229,15 @@ type Options struct {
 	Write       []string // more writable folders, expanded
 	Limits      Limits
 	// Deny are the recipe's secret path globs; Sockets the services a
-	// command may reach; ScopeWorkspace confines reads to the workspace.
-	Deny, Sockets  []string
-	ScopeWorkspace bool
+	// command may reach.
+	Deny, Sockets []string
+	// Reads, when not nil, are the only places besides the workspace, the
+	// temp folder and the write grants that commands may read (granted
+	// reads: recipe.ReadRoots); nil lets them read all but the hidden.
+	Reads []string
 	// ToolConfig are secret globs the programs read for themselves (never
-	// hidden, read when reads are confined); SystemFolders what programs
-	// read to run at all; OwnFolders where rein keeps its own state.
-	ToolConfig, SystemFolders, OwnFolders []string
+	// hidden); OwnFolders where rein keeps its own state.
+	ToolConfig, OwnFolders []string
 	// CacheDir is rein's cache, one of OwnFolders: what is costly to find
 	// again is kept there ("": nothing is kept).
 	CacheDir string
@@ -281,7 +281,7 @@ func New(o Options, st Status) (*Config, string, error) {
 			c.Write = append(c.Write, p)
 		}
 	}
-	c.facts = &facts{deny: o.Deny, sockets: o.Sockets, scope: o.ScopeWorkspace, toolConfig: o.ToolConfig, systemFolders: o.SystemFolders, cacheDir: o.CacheDir}
+	c.facts = &facts{deny: o.Deny, sockets: o.Sockets, reads: o.Reads, toolConfig: o.ToolConfig, cacheDir: o.CacheDir}
 	return c.keepOwnFoldersOut(o.OwnFolders)
 }
 
@@ -449,6 +449,11 @@ func (c *Config) Describe() string {
 	c = &cc
 	c.Prepare()
 	parts := []string{}
+	if len(c.Read) > 0 {
+		parts = append(parts, "reads only the workspace, the system folders, the toolchains and the grants (below)")
+	} else {
+		parts = append(parts, "reads everything but the hidden secret places")
+	}
 	switch c.Mode {
 	case "workspace-write":
 		parts = append(parts, "writes only to the workspace, a private temp folder"+plural(len(c.Write), " and the caches"))
@@ -476,6 +481,17 @@ func (c *Config) Describe() string {
 		parts = append(parts, "resource limits")
 	}
 	return strings.Join(parts, "; ")
+}
+
+// Readable are the places besides the workspace, the temp folder and the
+// write grants that commands may read (nil: all but the hidden ones).
+func (c *Config) Readable() []string {
+	if c == nil {
+		return nil
+	}
+	cc := *c
+	cc.Prepare()
+	return cc.Read
 }
 
 func plural(n int, s string) string {
@@ -589,29 +605,55 @@ func (f folderNames) glob(pattern string) []string {
 	return out
 }
 
-// confinedReads are what commands read under paths.scope 'workspace',
-// besides the workspace: the system folders, the folders on PATH outside
-// it (the programs themselves) and the configuration the programs read for
-// themselves (git's ~/.gitconfig: git stops when it cannot read it).
-func confinedReads(systemFolders, toolConfig []string) []string {
+// grantedReads are the places of reads that exist, and the folders the
+// programs in PATH folders inside the home folder lead to: a version
+// manager's shim or link (~/.local/bin/node -> ~/.local/share/n/bin/node)
+// runs a program that needs its own folder, where no list names it.
+func grantedReads(reads []string) []string {
 	var out []string
-	for _, d := range systemFolders {
+	for _, d := range reads {
 		if _, err := os.Stat(d); err == nil {
 			out = append(out, d)
 		}
 	}
 	home, _ := os.UserHomeDir()
+	if home == "" {
+		return out
+	}
 	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
-		// Not a PATH entry that holds the home folder (/, /home, ~
-		// itself): that would grant everything.
-		if filepath.IsAbs(d) && !slices.Contains(out, d) && (home == "" || !within(home, d)) {
-			out = append(out, d)
+		if filepath.IsAbs(d) && within(d, home) {
+			out = append(out, linkPrefixes(d, home, out)...)
 		}
 	}
-	for _, c := range toolConfig {
-		if p := expandPath(strings.TrimSuffix(c, "/**")); p != "" {
-			out = append(out, p)
+	return out
+}
+
+// linkPrefixes are the folders that the links in dir lead to inside home
+// and outside granted: for a link to PREFIX/bin/prog, PREFIX (where the
+// program finds its libraries); for one elsewhere, the folder it is in.
+// Never the home folder itself, nor a folder holding it.
+func linkPrefixes(dir, home string, granted []string) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if e.Type()&os.ModeSymlink == 0 {
+			continue
 		}
+		real, err := filepath.EvalSymlinks(filepath.Join(dir, e.Name()))
+		if err != nil || !within(real, home) {
+			continue
+		}
+		prefix := filepath.Dir(real)
+		if filepath.Base(prefix) == "bin" {
+			prefix = filepath.Dir(prefix)
+		}
+		if within(home, prefix) || slices.ContainsFunc(append(granted, out...), func(g string) bool { return within(prefix, g) }) {
+			continue
+		}
+		out = append(out, prefix)
 	}
 	return out
 }

@@ -389,9 +389,11 @@ func TestPrepareCoversWithNamespaces(t *testing.T) {
 // built-in secret places, on this machine.
 func BenchmarkPrepare(b *testing.B) {
 	ws, cache := b.TempDir(), b.TempDir()
+	home, _ := os.UserHomeDir()
+	reads := (&recipe.Recipe{Workspace: ws}).ReadRoots(home, os.Getenv)
 	for b.Loop() {
 		c := &Config{Mode: "read-only", Workspace: ws, Isolate: true,
-			facts: &facts{deny: recipe.SecretPaths, toolConfig: recipe.ToolConfig, systemFolders: recipe.SystemFolders, cacheDir: cache}}
+			facts: &facts{deny: recipe.SecretPaths, toolConfig: recipe.ToolConfig, reads: reads, cacheDir: cache}}
 		c.Prepare()
 	}
 }

@@ -12,7 +12,7 @@ local wrappers = ['xargs', 'env', 'timeout', 'nice', 'time', 'command', 'awk', '
   ],
   // Commands read the workspace and the system folders programs need,
   // nothing else: not ../other-project, not ~, not cd /.
-  paths+: { scope: 'workspace' },
+  paths+: { scope: 'granted' },
   shell+: {
     substitution: 'deny',
     process_substitution: 'deny',
