@@ -21,7 +21,7 @@ func TestPathsFromTheCommandsFolder(t *testing.T) {
 		"cd / && cat etc/shadow":        policy.Deny,
 		"cd ~ && grep -r token .":       policy.Deny,
 		"cd src && cat main.go":         policy.Allow,
-		"(cd /usr) && cat notes.txt":     policy.Allow,
+		"(cd /usr) && cat notes.txt":    policy.Allow,
 		"cd docs && grep -rn TODO .":    policy.Allow,
 	})
 }

@@ -25,7 +25,7 @@ func TestReadsAreGranted(t *testing.T) {
 		".local/share/app/history.db":   "DATA-CANARY",
 	}
 	granted := map[string]string{
-		"notes/plan.txt":        "NOTES-READ",    // paths.read
+		"notes/plan.txt":        "NOTES-READ",     // paths.read
 		".gitconfig":            "GITCONFIG-READ", // what git reads for itself
 		".rustup/settings.toml": "RUSTUP-READ",    // a toolchain
 	}
