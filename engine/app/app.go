@@ -77,7 +77,7 @@ func SandboxWith(r *recipe.Recipe, st sandbox.Status) (*sandbox.Config, string, 
 		Limits:    sandbox.Limits{CPUSeconds: r.Limits.CPUSeconds, FileSize: r.Limits.FileSizeBytes, Processes: r.Limits.Processes, AddressSpace: r.Limits.AddressSpaceBytes},
 		Deny:      r.Paths.Deny, Sockets: r.Sandbox.Sockets,
 		ToolConfig: recipe.ToolConfig, OwnFolders: recipe.OwnFolders(),
-		CacheDir: recipe.CacheDir(),
+		CacheDir: recipe.CacheDir(), Untracked: runner.Untracked(r.Workspace),
 	}
 	if r.GrantedReads() {
 		home, _ := os.UserHomeDir()

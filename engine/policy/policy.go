@@ -10,6 +10,7 @@ package policy
 
 import (
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -57,6 +58,8 @@ type Policy struct {
 	// does not know; readOnly: the recipe runs commands read-only.
 	unknownOption Verdict
 	readOnly      bool
+	// reveals are paths.grant: secret files some commands see.
+	reveals []reveal
 	// confined: reads are granted (scope.go), from the workspace and
 	// readRoots.
 	confined  bool
@@ -163,6 +166,9 @@ func New(r *recipe.Recipe, opts Options) (*Policy, error) {
 	}
 	p.allow, p.ask, p.deny = newGlobSet(r.Allow), newGlobSet(r.Ask), newGlobSet(r.Deny)
 	p.only = newGlobSet(opts.Only)
+	for _, g := range r.Paths.Grant {
+		p.reveals = append(p.reveals, reveal{path: filepath.Join(r.Workspace, filepath.FromSlash(g.Path)), commands: newGlobSet(g.Commands)})
+	}
 	p.granted = newGlobSet(opts.Granted)
 	p.tracked = opts.Tracked
 	rules := make([]*compiledRule, len(r.Rules))

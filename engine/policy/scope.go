@@ -165,3 +165,26 @@ func scriptOperand(c *shellparse.Command, parsed *programs.Parsed) int {
 	}
 	return -1
 }
+
+// reveal is one paths.grant entry.
+type reveal struct {
+	path     string // absolute; * may stand in its last part
+	commands globSet
+}
+
+// Revealed are the secret files of the workspace (paths.grant) that the
+// program started with argv may read: the sandbox covers every other one
+// it finds in the workspace.
+func (p *Policy) Revealed(argv []string) []string {
+	if len(p.reveals) == 0 || len(argv) == 0 {
+		return nil
+	}
+	line := strings.Join(argv, " ")
+	var out []string
+	for _, r := range p.reveals {
+		if _, ok := r.commands.match(line); ok {
+			out = append(out, r.path)
+		}
+	}
+	return out
+}

@@ -172,6 +172,15 @@ func (r *Recipe) normalize() error {
 	}
 	r.Paths.Deny = dedupe(append(r.Paths.Deny, SecretPaths...))
 	r.Paths.Protect = dedupe(append(r.Paths.Protect, ProtectedPaths...))
+	for _, g := range r.Paths.Grant {
+		clean := filepath.ToSlash(filepath.Clean(g.Path))
+		if g.Path == "" || filepath.IsAbs(g.Path) || strings.HasPrefix(g.Path, "~") || clean == ".." || strings.HasPrefix(clean, "../") || strings.ContainsAny(filepath.Dir(clean), "*?[") {
+			return r.fieldError("grant", fmt.Sprintf("paths.grant path %q: name a file or folder of the workspace, relative to it (.env, config/secrets.yml; * only in the last part)", g.Path))
+		}
+		if len(g.Commands) == 0 {
+			return r.fieldError("grant", fmt.Sprintf("paths.grant of %q names no command: say which commands see it, as allow globs ('npm test', 'docker compose *')", g.Path))
+		}
+	}
 	if r.Env.Pass == nil {
 		r.Env.Pass = PassEnv
 	}

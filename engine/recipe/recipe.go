@@ -123,6 +123,10 @@ type Paths struct {
 	Read  []string `json:"read"`
 	Write []string `json:"write"`
 	Deny  []string `json:"deny"`
+	// Grant are secret files of the workspace that some commands see:
+	// every other command finds them empty (where the sandbox has its
+	// namespaces) and may not name them.
+	Grant []PathGrant `json:"grant,omitempty"`
 	// Protect are paths that may be read but that rein never writes
 	// (file tools, redirects): what is there runs later, outside rein.
 	Protect []string `json:"protect"`
@@ -130,6 +134,15 @@ type Paths struct {
 	// "workspace"): the workspace and ReadRoots, by vetting and by the
 	// sandbox; "anywhere": everywhere but the secret paths.
 	Scope string `json:"scope,omitempty"`
+}
+
+// PathGrant shows a secret file of the workspace to the commands that
+// need it (a build that reads its .env says so in the recipe).
+type PathGrant struct {
+	// Path is relative to the workspace; * may stand in its last part.
+	Path string `json:"path"`
+	// Commands are globs of the commands that see it, as allow globs.
+	Commands []string `json:"commands"`
 }
 
 // Env describes the environment executed commands see.

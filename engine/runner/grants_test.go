@@ -3,11 +3,13 @@ package runner_test
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/reinsh/rein/engine/runner"
+	"github.com/reinsh/rein/engine/sandbox"
 )
 
 // Under granted reads (every recipe's default) a script reads the
@@ -70,5 +72,59 @@ func TestReadsAreGranted(t *testing.T) {
 	res = open.Run(context.Background(), "./peek.sh", runner.RunOptions{})
 	if !strings.Contains(res.Stdout, "HF-CANARY") {
 		t.Errorf("with reads open, the canary was not read either: the test shows nothing: %q %q", res.Stdout, res.Stderr)
+	}
+}
+
+// The workspace's secret files are covered for every command that the
+// recipe does not grant them to (paths.grant): a script or a test finds
+// them empty, while vetting refuses naming them. One git tracks is the
+// repository's, for anyone to read, and stays.
+func TestWorkspaceSecretsAreHidden(t *testing.T) {
+	needGit(t)
+	if !sandbox.Probe().Namespaces {
+		t.Skip("the workspace's secrets are covered in a mount namespace of the command's own, which this kernel does not give")
+	}
+	files := map[string]string{
+		".env":                "ENV-CANARY",
+		"deploy/prod.pem":     "PEM-CANARY",
+		"app/.env.local":      "LOCAL-CANARY",
+		".env.defaults":       "DEFAULTS-READ", // tracked
+		"node_modules/p/.env": "PACKAGE-READ",  // a package's, not the project's
+	}
+	var script strings.Builder
+	script.WriteString("#!/bin/sh\n")
+	for f := range files {
+		script.WriteString("cat " + f + " 2>/dev/null\n")
+	}
+	run := func(recipeText string) *runner.Result {
+		r, dir := sandboxed(t, recipeText, map[string]string{"peek.sh": script.String()})
+		for f, text := range files {
+			os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755)
+			os.WriteFile(filepath.Join(dir, f), []byte(text+"\n"), 0o644)
+		}
+		for _, args := range [][]string{{"init", "-q"}, {"add", ".env.defaults"}, {"-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "defaults"}} {
+			cmd := exec.Command("git", args...)
+			cmd.Dir = dir
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("git %v: %v\n%s", args, err, out)
+			}
+		}
+		return r.Run(context.Background(), "./peek.sh", runner.RunOptions{})
+	}
+	res := run(`{ commands: [{ command: './peek.sh' }] }`)
+	for _, canary := range []string{"ENV-CANARY", "PEM-CANARY", "LOCAL-CANARY"} {
+		if strings.Contains(res.Stdout, canary) {
+			t.Errorf("a script read a secret file of the workspace (%s): %q", canary, res.Stdout)
+		}
+	}
+	for _, want := range []string{"DEFAULTS-READ", "PACKAGE-READ"} {
+		if !strings.Contains(res.Stdout, want) {
+			t.Errorf("%s missing: stdout %q stderr %q", want, res.Stdout, res.Stderr)
+		}
+	}
+	// Granted to the command, .env is there for it; the key is not.
+	res = run(`{ commands: [{ command: './peek.sh' }], paths+: { grant: [{ path: '.env', commands: ['./peek.sh'] }] } }`)
+	if !strings.Contains(res.Stdout, "ENV-CANARY") || strings.Contains(res.Stdout, "PEM-CANARY") {
+		t.Errorf("with .env granted to ./peek.sh: stdout %q stderr %q", res.Stdout, res.Stderr)
 	}
 }

@@ -31,6 +31,8 @@ type process struct {
 	// readOnly and pin are the kept places the sandbox's namespace mounts
 	// read-only, and the folders it pins (sandbox.Config).
 	readOnly, pin []string
+	// reveal: the workspace secrets this program may read (paths.grant).
+	reveal []string
 }
 
 // outcome is how a process ended.
@@ -58,7 +60,7 @@ func (p process) run(ctx context.Context) (outcome, error) {
 		return outcome{code: code}, err
 	}
 	cfg := *p.sandbox
-	cfg.ReadOnly, cfg.Pin = p.readOnly, p.pin
+	cfg.ReadOnly, cfg.Pin, cfg.Reveal = p.readOnly, p.pin, p.reveal
 	env := p.env
 	if cfg.Mode != "off" {
 		// Where no temp folder can be made (rein inside another agent's

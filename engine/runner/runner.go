@@ -287,7 +287,7 @@ func (r *Runner) process(path string, argv, env []string, dir string, stdin io.R
 	k := r.kept.find(r)
 	env = confineGit(env, k.ceiling)
 	return process{path: path, argv: argv, env: env, dir: dir, stdin: stdin, stdout: stdout, stderr: stderr,
-		grace: r.grace, sandbox: r.sandbox, helper: r.helper, readOnly: k.readOnly, pin: k.pin}
+		grace: r.grace, sandbox: r.sandbox, helper: r.helper, readOnly: k.readOnly, pin: k.pin, reveal: r.policy.Revealed(argv)}
 }
 
 // Sandbox describes the sandbox commands run in.

@@ -26,20 +26,7 @@ import (
 // fsmonitor of the repository's config runs) and compares it with the
 // file's own hash. Anything unclear is "not tracked".
 func Tracked(workspace string) func(path string) bool {
-	git := ""
-	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
-		if !filepath.IsAbs(dir) || policy.Inside(dir, workspace) {
-			continue
-		}
-		name := "git"
-		if runtime.GOOS == "windows" {
-			name = "git.exe"
-		}
-		if p, err := exec.LookPath(filepath.Join(dir, name)); err == nil {
-			git = p
-			break
-		}
-	}
+	git := outsideGit(workspace)
 	return func(path string) bool {
 		if git == "" || !filepath.IsAbs(path) || !policy.Inside(path, workspace) {
 			return false
@@ -65,9 +52,8 @@ func Tracked(workspace string) func(path string) bool {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, git, "--no-optional-locks", "-c", "core.fsmonitor=false", "ls-tree", "HEAD", "--", filepath.Base(path))
+		cmd := quietGit(ctx, git, workspace, "ls-tree", "HEAD", "--", filepath.Base(path))
 		cmd.Dir = filepath.Dir(path)
-		cmd.Env = []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=" + os.DevNull, "HOME=" + os.TempDir(), "PATH=" + filepath.Dir(git), "GIT_CEILING_DIRECTORIES=" + filepath.Dir(workspace)}
 		var out bytes.Buffer
 		cmd.Stdout = &out
 		if cmd.Run() != nil {
@@ -77,4 +63,81 @@ func Tracked(workspace string) func(path string) bool {
 		fields := strings.Fields(out.String())
 		return len(fields) >= 3 && fields[1] == "blob" && fields[2] == fmt.Sprintf("%x", h.Sum(nil))
 	}
+}
+
+// Untracked returns a fact for the sandbox (sandbox.Options.Untracked):
+// which of the workspace's secret files git does not track. A tracked one
+// is in the repository for anyone to read (a Vite project's committed
+// .env of defaults), and a build may need it; an untracked one is the
+// person's own. Anything unclear counts as untracked.
+func Untracked(workspace string) func(paths []string) []string {
+	return func(paths []string) []string {
+		git := outsideGit(workspace)
+		if git == "" || len(paths) == 0 {
+			return paths
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		cmd := quietGit(ctx, git, workspace, append([]string{"ls-files", "-z", "--full-name", "--"}, paths...)...)
+		cmd.Dir = workspace
+		out, err := cmd.Output()
+		if err != nil {
+			return paths
+		}
+		top := gitTop(ctx, git, workspace)
+		if top == "" {
+			return paths
+		}
+		tracked := map[string]bool{}
+		for _, name := range strings.Split(string(out), "\x00") {
+			if name != "" {
+				tracked[filepath.Join(top, filepath.FromSlash(name))] = true
+			}
+		}
+		var untracked []string
+		for _, p := range paths {
+			if !tracked[p] {
+				untracked = append(untracked, p)
+			}
+		}
+		return untracked
+	}
+}
+
+// gitTop is the top of the working tree holding dir ("" when none).
+func gitTop(ctx context.Context, git, dir string) string {
+	cmd := quietGit(ctx, git, dir, "rev-parse", "--show-toplevel")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// outsideGit is the git found on PATH outside the workspace ("" if none):
+// one a command put in the workspace is not run for rein.
+func outsideGit(workspace string) string {
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if !filepath.IsAbs(dir) || policy.Inside(dir, workspace) {
+			continue
+		}
+		name := "git"
+		if runtime.GOOS == "windows" {
+			name = "git.exe"
+		}
+		if p, err := exec.LookPath(filepath.Join(dir, name)); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// quietGit is git reading only what rein asks of it: no user or system
+// config, no fsmonitor or optional lock of the repository's, and no
+// repository above the workspace's folder.
+func quietGit(ctx context.Context, git, workspace string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, git, append([]string{"--no-optional-locks", "-c", "core.fsmonitor=false"}, args...)...)
+	cmd.Env = []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=" + os.DevNull, "HOME=" + os.TempDir(), "PATH=" + filepath.Dir(git), "GIT_CEILING_DIRECTORIES=" + filepath.Dir(workspace)}
+	return cmd
 }

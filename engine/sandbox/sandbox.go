@@ -77,6 +77,9 @@ type Config struct {
 	// of the program's reaches the supervisor. It mounts, joins and
 	// supervises nothing: the supervisor did.
 	Stage bool `json:"stage,omitempty"`
+	// Reveal are the workspace's secret files this command may read
+	// (paths.grant): they are not covered. * may stand in a last part.
+	Reveal []string `json:"-"`
 	// Grants are the helper's read rules, worked out once by rein (see
 	// Prepare) rather than again by every helper it starts.
 	Grants *ReadGrants `json:"grants,omitempty"`
@@ -130,6 +133,11 @@ type facts struct {
 	// need none; without them, where every hidden path does.
 	covers []string
 	grants map[bool]*ReadGrants
+	// secrets are the workspace's secret files (secrets.go), found when
+	// a command first gets a mount namespace to cover them in.
+	secrets     []string
+	secretsRead bool
+	untracked   func([]string) []string
 }
 
 // factsTTL is how long worked-out facts are used before they are worked
@@ -156,6 +164,7 @@ func (c *Config) Prepare() {
 		f.netServices = networkServices(f.sockets)
 		f.covers = coverable(f.hide)
 		f.grants = map[bool]*ReadGrants{}
+		f.secretsRead = false
 		f.at = time.Now()
 	}
 	g := f.grants[c.Isolate]
@@ -170,7 +179,18 @@ func (c *Config) Prepare() {
 	c.Hide, c.Read, c.Grants = f.hide, f.read, g
 	c.HideServices, c.Cover = nil, nil
 	if c.Isolate {
+		if !f.secretsRead {
+			f.secrets, f.secretsRead = workspaceSecrets(c.Workspace, f.deny), true
+			if f.untracked != nil && len(f.secrets) > 0 {
+				f.secrets = f.untracked(f.secrets)
+			}
+		}
 		c.HideServices, c.Cover = f.services, f.covers
+		for _, s := range f.secrets {
+			if !revealed(s, c.Reveal) {
+				c.Cover = append(slices.Clip(c.Cover), s)
+			}
+		}
 		if c.Network {
 			c.HideServices = append(slices.Clip(f.services), f.netServices...)
 		}
@@ -238,6 +258,9 @@ type Options struct {
 	// ToolConfig are secret globs the programs read for themselves (never
 	// hidden); OwnFolders where rein keeps its own state.
 	ToolConfig, OwnFolders []string
+	// Untracked keeps of the workspace's secret files those git does not
+	// track (runner.Untracked): only those are covered. Nil: all are.
+	Untracked func(paths []string) []string
 	// CacheDir is rein's cache, one of OwnFolders: what is costly to find
 	// again is kept there ("": nothing is kept).
 	CacheDir string
@@ -281,7 +304,7 @@ func New(o Options, st Status) (*Config, string, error) {
 			c.Write = append(c.Write, p)
 		}
 	}
-	c.facts = &facts{deny: o.Deny, sockets: o.Sockets, reads: o.Reads, toolConfig: o.ToolConfig, cacheDir: o.CacheDir}
+	c.facts = &facts{deny: o.Deny, sockets: o.Sockets, reads: o.Reads, toolConfig: o.ToolConfig, untracked: o.Untracked, cacheDir: o.CacheDir}
 	return c.keepOwnFoldersOut(o.OwnFolders)
 }
 
@@ -459,6 +482,9 @@ func (c *Config) Describe() string {
 		parts = append(parts, "writes only to the workspace, a private temp folder"+plural(len(c.Write), " and the caches"))
 		if c.Isolate {
 			parts = append(parts, "the recipe, the scripts it allows and .git/hooks read-only")
+		}
+		if c.Isolate && len(c.Cover) > 0 {
+			parts = append(parts, "the workspace's secret files empty unless paths.grant gives them to the command")
 		}
 		if len(c.HideServices) > 0 {
 			parts = append(parts, "local services' sockets hidden (D-Bus, systemd, X11, Docker, ssh-agent)")
