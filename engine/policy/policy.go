@@ -63,7 +63,7 @@ type Policy struct {
 	// confined: reads are granted (scope.go), from the workspace and
 	// readRoots.
 	confined  bool
-	readRoots []string
+	readRoots func() []string
 	home      string
 
 	cwdClear bool // no anchored secret glob can match below cwd
@@ -247,7 +247,8 @@ func New(r *recipe.Recipe, opts Options) (*Policy, error) {
 		if getenv == nil {
 			getenv = os.Getenv
 		}
-		p.readRoots = r.ReadRoots(home, getenv)
+		// Worked out when a command first names a path outside.
+		p.readRoots = sync.OnceValue(func() []string { return r.ReadRoots(home, getenv) })
 	}
 	p.alts = &alternatives{}
 	return p, nil

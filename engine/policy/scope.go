@@ -29,7 +29,7 @@ func (p *Policy) outsideScope(abs string, named bool) bool {
 	if Inside(abs, p.workspace) || Inside(abs, recipe.TempRoot()) {
 		return false
 	}
-	if slices.ContainsFunc(p.readRoots, func(dir string) bool { return Inside(abs, dir) }) {
+	if slices.ContainsFunc(p.readRoots(), func(dir string) bool { return Inside(abs, dir) }) {
 		return false
 	}
 	if _, ok := p.read.match(abs); ok {

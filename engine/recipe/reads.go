@@ -61,16 +61,16 @@ func (r *Recipe) GrantedReads() bool { return r.Paths.Scope != "anywhere" }
 // too; the sandbox skips them.
 func (r *Recipe) ReadRoots(home string, getenv func(string) string) []string {
 	var out []string
+	seen := map[string]bool{}
 	add := func(p string) {
 		p = filepath.Clean(p)
 		// Nothing that holds the home folder (a PATH of /, /home or ~
 		// itself): that would grant everything in it.
-		if home != "" && within(home, p) {
+		if seen[p] || home != "" && within(home, p) {
 			return
 		}
-		if !slices.Contains(out, p) {
-			out = append(out, p)
-		}
+		seen[p] = true
+		out = append(out, p)
 	}
 	expand := func(p string) string {
 		if p == "~" || strings.HasPrefix(p, "~/") {
@@ -128,9 +128,19 @@ func (r *Recipe) ReadRoots(home string, getenv func(string) string) []string {
 		}
 	}
 	// Not a place inside another.
-	all := slices.Clone(out)
+	listed := make(map[string]bool, len(out))
+	for _, p := range out {
+		listed[p] = true
+	}
 	return slices.DeleteFunc(out, func(p string) bool {
-		return slices.ContainsFunc(all, func(q string) bool { return q != p && within(p, q) })
+		for d := filepath.Dir(p); ; d = filepath.Dir(d) {
+			if listed[d] {
+				return true
+			}
+			if d == filepath.Dir(d) {
+				return false
+			}
+		}
 	})
 }
 

@@ -180,7 +180,7 @@ func (c *Config) Prepare() {
 	c.HideServices, c.Cover = nil, nil
 	if c.Isolate {
 		if !f.secretsRead {
-			f.secrets, f.secretsRead = workspaceSecrets(c.Workspace, f.deny), true
+			f.secrets, f.secretsRead = workspaceSecrets(c.Workspace, f.deny, f.cacheDir), true
 			if f.untracked != nil && len(f.secrets) > 0 {
 				f.secrets = f.untracked(f.secrets)
 			}

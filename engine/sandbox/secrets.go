@@ -1,10 +1,14 @@
 package sandbox
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 )
 
 // The workspace's own secret files (.env, a service account's key, terraform
@@ -13,20 +17,21 @@ import (
 // so that a script, a test or a build finds nothing in it either — unless
 // the recipe grants it to that command (paths.grant, Config.Reveal).
 
-// secretWalkMax bounds the folders one walk of the workspace reads (about
-// 10 µs each): a huge tree is walked that far, and vetting still refuses
-// the names it did not reach.
-const secretWalkMax = 20000
+// secretWalkMax bounds the folders one walk of the workspace reads: a huge
+// tree is walked that far, and vetting still refuses the names it did not
+// reach.
+const secretWalkMax = 5000
 
 // secretWalkSkip are folders the walk does not enter: git's own (its config
-// is git's to read) and package managers' trees, whose files are the
-// packages' and not the project's.
-var secretWalkSkip = map[string]bool{".git": true, "node_modules": true}
+// is git's to read) and package managers' and tools' trees, whose files
+// are the packages' and not the project's.
+var secretWalkSkip = map[string]bool{".git": true, "node_modules": true, ".venv": true, "__pycache__": true,
+	".tox": true, ".mypy_cache": true, ".pytest_cache": true, ".gradle": true, "target": true}
 
 // workspaceSecrets are the files and folders of the workspace that the
 // secret globs (paths.deny) name: "**/NAME" globs match a name at any
 // depth, and relative globs (private/**, config/*.key) their place.
-func workspaceSecrets(workspace string, globs []string) []string {
+func workspaceSecrets(workspace string, globs []string, cacheDir string) []string {
 	if workspace == "" {
 		return nil
 	}
@@ -60,37 +65,110 @@ func workspaceSecrets(workspace string, globs []string) []string {
 		}
 	}
 	if len(names) > 0 {
-		budget := secretWalkMax
-		walkSecrets(workspace, names, &budget, &out)
+		w := secretWalk{names: names, budget: secretWalkMax, now: time.Now()}
+		w.load(cacheDir, workspace)
+		w.walk(workspace)
+		w.keep()
+		out = append(out, w.found...)
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
 }
 
-func walkSecrets(dir string, names []string, budget *int, out *[]string) {
-	if *budget == 0 {
+// secretWalk finds the files of secret names in a tree. What each folder
+// held is kept in rein's cache (where no command may write) with the
+// folder's modification time, which a name made, removed or renamed in it
+// changes: a later walk reads again only the folders that changed, and
+// stats the rest. A time less than a second old is not trusted: file
+// times are coarse.
+type secretWalk struct {
+	names  []string
+	budget int
+	now    time.Time
+	found  []string
+	cache  string
+	old    map[string]walkedFolder // by folder, from the cache
+	seen   map[string]walkedFolder
+	// changed: a folder was read again, or one is gone.
+	changed bool
+}
+
+type walkedFolder struct {
+	MTime   int64    `json:"m"`
+	Folders []string `json:"d,omitempty"` // the subfolders to walk
+	Found   []string `json:"f,omitempty"` // secret entries
+}
+
+func (w *secretWalk) load(cacheDir, workspace string) {
+	w.seen = map[string]walkedFolder{}
+	if cacheDir == "" {
 		return
 	}
-	*budget--
-	entries, err := os.ReadDir(dir)
+	h := sha256.Sum256([]byte(workspace + "\x00" + strings.Join(w.names, "\x00")))
+	w.cache = filepath.Join(cacheDir, "secret-files", hex.EncodeToString(h[:16])+".json")
+	if b, err := os.ReadFile(w.cache); err == nil {
+		json.Unmarshal(b, &w.old)
+	}
+}
+
+func (w *secretWalk) keep() {
+	if w.cache == "" || !w.changed && len(w.seen) == len(w.old) {
+		return
+	}
+	if b, err := json.Marshal(w.seen); err == nil {
+		os.MkdirAll(filepath.Dir(w.cache), 0o700)
+		writeAside(w.cache, b)
+	}
+}
+
+func (w *secretWalk) walk(dir string) {
+	if w.budget == 0 {
+		return
+	}
+	w.budget--
+	st, err := os.Stat(dir)
 	if err != nil {
 		return
 	}
+	mtime := st.ModTime()
+	f, ok := w.old[dir]
+	if !ok || f.MTime != mtime.UnixNano() || w.now.Sub(mtime) < time.Second {
+		if f, ok = w.read(dir); !ok {
+			return
+		}
+		f.MTime, w.changed = mtime.UnixNano(), true
+	}
+	w.seen[dir] = f
+	for _, n := range f.Found {
+		w.found = append(w.found, filepath.Join(dir, n))
+	}
+	for _, n := range f.Folders {
+		w.walk(filepath.Join(dir, n))
+	}
+}
+
+// read lists a folder's secret entries and the subfolders to walk.
+func (w *secretWalk) read(dir string) (walkedFolder, bool) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return walkedFolder{}, false
+	}
+	var f walkedFolder
 	for _, e := range entries {
 		n := e.Name()
-		p := filepath.Join(dir, n)
-		if slices.ContainsFunc(names, func(g string) bool { ok, _ := filepath.Match(g, n); return ok }) {
+		if slices.ContainsFunc(w.names, func(g string) bool { ok, _ := filepath.Match(g, n); return ok }) {
 			// Not a link: a mount would cover where it leads, and
 			// vetting refuses reading through it.
 			if e.Type()&os.ModeSymlink == 0 {
-				*out = append(*out, p)
+				f.Found = append(f.Found, n)
 			}
 			continue
 		}
 		if e.IsDir() && !secretWalkSkip[n] {
-			walkSecrets(p, names, budget, out)
+			f.Folders = append(f.Folders, n)
 		}
 	}
+	return f, true
 }
 
 // revealed reports whether p is one of the paths the command is granted
