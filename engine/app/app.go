@@ -78,6 +78,8 @@ func SandboxWith(r *recipe.Recipe, st sandbox.Status) (*sandbox.Config, string, 
 		Deny:      r.Paths.Deny, Sockets: r.Sandbox.Sockets,
 		ToolConfig: recipe.ToolConfig, OwnFolders: recipe.OwnFolders(),
 		CacheDir: recipe.CacheDir(), Untracked: runner.Untracked(r.Workspace),
+		HiddenWritable: func(rel string) bool { return recipe.HiddenWritableAt(rel, r.Sandbox.HiddenWrite) },
+		GitWrites:      recipe.GitWrites,
 	}
 	if r.GrantedReads() {
 		home, _ := os.UserHomeDir()

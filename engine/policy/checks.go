@@ -2,7 +2,10 @@ package policy
 
 import (
 	"fmt"
+	"github.com/reinsh/rein/engine/recipe"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/reinsh/rein/shellparse"
 )
@@ -163,10 +166,41 @@ func (p *Policy) folder(dir string) string {
 func (p *Policy) protected(abs, what string) (Result, bool) {
 	pat, ok := p.protect.match(abs)
 	if !ok {
+		if place := p.runsLater(abs); place != "" {
+			return Result{Deny, "sandbox.hidden_write", fmt.Sprintf("%s lies in %s: hidden files and folders are read by programs you run later, outside rein (git hooks, direnv, editors, agents, CI), so commands do not write them; if it cannot make anything run, list it in the recipe's sandbox.hidden_write", what, place)}, true
+		}
 		return Result{}, false
 	}
 	return Result{Deny, "paths.protect", what + " matches the protected path " + pat +
 		"; rein reads it, never writes it: what is there decides what runs later, outside this command (git's hooks and configs, rein's own recipes and cache)"}, true
+}
+
+// runsLater is the hidden place of the workspace that abs lies in and that
+// commands may not write (recipe.HiddenWritable, sandbox.hidden_write;
+// in .git, what git does not write itself), or "".
+func (p *Policy) runsLater(abs string) string {
+	if !Inside(abs, p.workspace) || abs == p.workspace {
+		return ""
+	}
+	rel := strings.TrimPrefix(filepath.ToSlash(abs), strings.TrimSuffix(filepath.ToSlash(p.workspace), "/")+"/")
+	parts := strings.Split(rel, "/")
+	for i, part := range parts {
+		if !recipe.HiddenName(part) {
+			continue
+		}
+		place := strings.Join(parts[:i+1], "/")
+		if part == ".git" {
+			if i+1 < len(parts) && slices.Contains(recipe.GitWrites, parts[i+1]) || i+1 == len(parts) {
+				return ""
+			}
+			return strings.Join(parts[:i+2], "/")
+		}
+		if recipe.HiddenWritableAt(place, p.recipe.Sandbox.HiddenWrite) {
+			return ""
+		}
+		return place
+	}
+	return ""
 }
 
 // CheckOpen decides a file the shell itself opens at run time (a redirect

@@ -65,7 +65,14 @@ func TestProtectedPathsAreNeverWritten(t *testing.T) {
 				t.Errorf("%s, redirect_write %s: %s %s: %s", text, mode, d.Verdict, d.Rule, d.Reason)
 			}
 		}
-		for _, text := range []string{"cat < .git/hooks/pre-commit.sample", "echo x > .github/workflows/ci.yml", "echo x > hooks/pre-commit", "echo x > .gitignore"} {
+		// Hidden places run later too: refused unless sandbox.hidden_write
+		// lists them (.gitignore is on the default list).
+		for _, text := range []string{"echo x > .github/workflows/ci.yml", "echo x > sub/.envrc.d/x", "echo x > .git/info/attributes"} {
+			if d := p.Check(text); d.Verdict != policy.Deny || d.Rule != "sandbox.hidden_write" {
+				t.Errorf("%s, redirect_write %s: %s %s: %s", text, mode, d.Verdict, d.Rule, d.Reason)
+			}
+		}
+		for _, text := range []string{"cat < .git/hooks/pre-commit.sample", "echo x > hooks/pre-commit", "echo x > .gitignore", "echo x > .git/COMMIT_EDITMSG"} {
 			if d := p.Check(text); d.Verdict != policy.Allow {
 				t.Errorf("%s, redirect_write %s: %s %s: %s", text, mode, d.Verdict, d.Rule, d.Reason)
 			}

@@ -172,6 +172,7 @@ func (r *Recipe) normalize() error {
 	}
 	r.Paths.Deny = dedupe(append(r.Paths.Deny, SecretPaths...))
 	r.Paths.Protect = dedupe(append(r.Paths.Protect, ProtectedPaths...))
+	r.Sandbox.HiddenWrite = dedupe(append(slices.Clone(HiddenWritable), r.Sandbox.HiddenWrite...))
 	for _, g := range r.Paths.Grant {
 		clean := filepath.ToSlash(filepath.Clean(g.Path))
 		if g.Path == "" || filepath.IsAbs(g.Path) || strings.HasPrefix(g.Path, "~") || clean == ".." || strings.HasPrefix(clean, "../") || strings.ContainsAny(filepath.Dir(clean), "*?[") {

@@ -254,6 +254,10 @@ type Sandbox struct {
 	// Sockets are local services commands may still reach (sandbox.Config's
 	// HideServices leaves them out).
 	Sockets []string `json:"sockets,omitempty"`
+	// HiddenWrite are the hidden files and folders of the workspace that
+	// commands may write (HiddenWritable and the recipe's): every other
+	// one is read-only to them, and one they make is taken back.
+	HiddenWrite []string `json:"hidden_write,omitempty"`
 }
 
 // Tests are commands with their expected decision.

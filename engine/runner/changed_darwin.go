@@ -2,6 +2,7 @@ package runner
 
 import (
 	"io/fs"
+	"os"
 	"syscall"
 	"time"
 )
@@ -14,3 +15,18 @@ func changedAt(st fs.FileInfo) time.Time {
 	}
 	return st.ModTime()
 }
+
+// madeAt is when a file was made (its birth time).
+func madeAt(path string) (time.Time, bool) {
+	st, err := os.Lstat(path)
+	if err != nil {
+		return time.Time{}, false
+	}
+	if s, ok := st.Sys().(*syscall.Stat_t); ok {
+		return time.Unix(s.Birthtimespec.Unix()), true
+	}
+	return time.Time{}, false
+}
+
+// fileClock is the time files are stamped with now.
+func fileClock() time.Time { return time.Now() }

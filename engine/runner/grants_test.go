@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reinsh/rein/engine/runner"
 	"github.com/reinsh/rein/engine/sandbox"
@@ -126,5 +127,67 @@ func TestWorkspaceSecretsAreHidden(t *testing.T) {
 	res = run(`{ commands: [{ command: './peek.sh' }], paths+: { grant: [{ path: '.env', commands: ['./peek.sh'] }] } }`)
 	if !strings.Contains(res.Stdout, "ENV-CANARY") || strings.Contains(res.Stdout, "PEM-CANARY") {
 		t.Errorf("with .env granted to ./peek.sh: stdout %q stderr %q", res.Stdout, res.Stderr)
+	}
+}
+
+// A command may not leave behind what programs the person runs later read:
+// the workspace's hidden files and folders (an .envrc direnv loads, a
+// husky hook, a CI workflow, a tool's rc file), git's own files that git
+// does not write as it works, and a recipe below the top. Existing ones are
+// read-only to it (where it has namespaces); one it makes is moved aside
+// after it. The ignore lists and caches of sandbox.hidden_write stay
+// writable.
+func TestWritesThatRunLaterAreTakenBack(t *testing.T) {
+	needGit(t)
+	script := "#!/bin/sh\n" +
+		"echo planted >> .github/ci.yml && echo CHANGED-CI\n" +
+		"echo planted >> .toolrc && echo CHANGED-RC\n" +
+		"echo planted > .git/info/attributes && echo CHANGED-ATTR\n" +
+		"echo '*.log' >> .gitignore && echo CHANGED-GITIGNORE\n" +
+		"mkdir -p .husky && echo 'id > /tmp/x' > .husky/pre-commit && echo MADE-HUSKY\n" +
+		"mkdir -p sub && echo x > sub/.envrc && echo MADE-ENVRC\n" +
+		"echo '{}' > sub/rein.jsonnet && echo MADE-RECIPE\n" +
+		"mkdir -p .pytest_cache && echo data > .pytest_cache/v && echo MADE-CACHE\n"
+	r, dir := sandboxed(t, `{ commands: [{ command: './plant.sh' }], sandbox+: { mode: 'workspace-write' } }`, map[string]string{"plant.sh": script})
+	for f, text := range map[string]string{".github/ci.yml": "on: push\n", ".toolrc": "ok\n", ".gitignore": "out/\n"} {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755)
+		os.WriteFile(filepath.Join(dir, f), []byte(text), 0o644)
+	}
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	os.MkdirAll(filepath.Join(dir, ".git", "info"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".git", "info", "attributes"), nil, 0o644)
+	time.Sleep(50 * time.Millisecond) // what the test made is older than the run
+
+	res := r.Run(context.Background(), "./plant.sh", runner.RunOptions{})
+	namespaces := sandbox.Probe().Namespaces
+	for file, want := range map[string]string{".github/ci.yml": "on: push\n", ".toolrc": "ok\n", ".git/info/attributes": ""} {
+		b, _ := os.ReadFile(filepath.Join(dir, file))
+		if namespaces && string(b) != want {
+			t.Errorf("%s changed: %q (stderr %q)", file, b, res.Stderr)
+		}
+	}
+	for _, made := range []string{".husky", "sub/.envrc", "sub/rein.jsonnet"} {
+		if _, err := os.Lstat(filepath.Join(dir, made)); err == nil {
+			t.Errorf("%s is still there after the run: %q", made, res.Stderr)
+		}
+		if _, err := os.Lstat(filepath.Join(dir, made+".rejected")); err != nil {
+			t.Errorf("%s was not kept aside: %v", made, err)
+		}
+		if !strings.Contains(res.Stderr, filepath.Join(dir, made)) {
+			t.Errorf("the note does not name %s: %q", made, res.Stderr)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, ".gitignore")); !strings.Contains(string(b), "*.log") {
+		t.Errorf(".gitignore was not written: %q %q", b, res.Stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".pytest_cache", "v")); err != nil {
+		t.Errorf("a cache of sandbox.hidden_write was taken: %v", err)
+	}
+	// Vetting refuses what it sees, naming the field that would allow it.
+	d := r.Run(context.Background(), "echo x > .toolrc", runner.RunOptions{})
+	if d.DeniedBy != "sandbox.hidden_write" {
+		t.Errorf("a redirect into a hidden file: %+v", d)
 	}
 }

@@ -299,7 +299,10 @@ func (f folderCopy) list() map[string]fileCopy {
 
 // keeping is what one run noted before it started.
 type keeping struct {
-	start   time.Time
+	start time.Time
+	// fence is the time the kernel stamps files with, as the run
+	// started: what has a later time, the run made or changed.
+	fence   time.Time
 	files   []keptCopy
 	configs []fileCopy
 	folders []folderCopy
@@ -336,7 +339,7 @@ type inFlight struct {
 // snapshot copies what a run must not change.
 func (r *Runner) snapshot() *keeping {
 	k := r.kept.find(r)
-	kp := &keeping{start: time.Now()}
+	kp := &keeping{start: time.Now(), fence: fileClock()}
 	// A file rein could not read before the run cannot be put back.
 	for _, f := range append(k.files[:len(k.files):len(k.files)], k.agent...) {
 		if c := copyOf(f.path); !c.unread {
@@ -437,7 +440,7 @@ func (r *Runner) putBack(kp *keeping) string {
 			notes = append(notes, note)
 		}
 	}
-	notes = append(notes, r.nestedRepositories(kp.start)...)
+	notes = append(notes, r.nestedRepositories(kp.start, kp.fence)...)
 	if len(notes) == 0 {
 		return ""
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/reinsh/rein/engine/policy"
+	"github.com/reinsh/rein/engine/recipe"
 )
 
 // Repositories below the workspace's top. The person's git finds the
@@ -34,19 +35,22 @@ var nestedSkip = map[string]bool{"node_modules": true}
 // nestedRepositories walks the workspace for repositories below its top
 // that changed since the run started and returns a note for each thing it
 // took back.
-func (r *Runner) nestedRepositories(start time.Time) []string {
+func (r *Runner) nestedRepositories(start, fence time.Time) []string {
 	k := r.kept.find(r)
 	if !k.walkNested {
 		return nil
 	}
-	w := nestedWalk{r: r, since: start.Add(-nestedSlack), own: k.gitDir, budget: nestedWalkMax}
+	w := nestedWalk{r: r, since: start.Add(-nestedSlack), fence: fence, own: k.gitDir, budget: nestedWalkMax}
 	w.folder(r.workspace, true)
 	return w.notes
 }
 
 type nestedWalk struct {
-	r      *Runner
-	since  time.Time
+	r     *Runner
+	since time.Time
+	// fence is the file clock's time as the run started (fileClock): what
+	// has a later time, the run made or changed.
+	fence  time.Time
 	own    string // the workspace's repository, kept on its own
 	budget int
 	notes  []string
@@ -77,10 +81,47 @@ func (w *nestedWalk) folder(dir string, top bool) {
 			if !top {
 				w.dotGit(p)
 			}
+		case (recipe.HiddenName(e.Name()) || e.Name() == "rein.jsonnet" && !top) && w.runsLater(p):
+			w.takeBack(p)
 		case e.IsDir() && !nestedSkip[e.Name()]:
 			w.folder(p, false)
 		}
 	}
+}
+
+// runsLater reports whether the run made p, a hidden entry or a recipe
+// below the top, that commands may not write (sandbox.hidden_write).
+func (w *nestedWalk) runsLater(p string) bool {
+	if strings.HasSuffix(p, ".rejected") {
+		return false // rein's own: what it took back
+	}
+	if st, err := os.Lstat(p); err != nil || !changedAt(st).After(w.fence) {
+		return false
+	}
+	if rel, err := filepath.Rel(w.r.workspace, p); err != nil || filepath.Base(p) != "rein.jsonnet" && recipe.HiddenWritableAt(rel, w.r.recipe.Sandbox.HiddenWrite) {
+		return false
+	}
+	return true
+}
+
+// takeBack moves aside a hidden entry or recipe the run made (NAME.rejected),
+// which a program the person runs later would read: direnv an .envrc, git
+// a hooks folder, an agent its settings, rein a recipe. One the run only
+// changed (where the file system does not say when it was made, or the
+// command had no namespaces to keep it read-only) is left, and said.
+func (w *nestedWalk) takeBack(p string) {
+	made, known := madeAt(p)
+	if !known || !made.After(w.fence) {
+		w.notes = append(w.notes, fmt.Sprintf("rein: the command changed %s, which programs you run later read (hidden files, recipes); rein cannot put it back here: look at it before you run them", p))
+		return
+	}
+	aside := p + ".rejected"
+	os.RemoveAll(aside)
+	note := fmt.Sprintf("rein: the command made %s, which programs you run later read (hidden files, recipes), outside rein; rein moved it to %s (sandbox.hidden_write lets commands write it)", p, aside)
+	if err := os.Rename(p, aside); err != nil {
+		note = fmt.Sprintf("rein: the command made %s, which programs you run later read (hidden files, recipes), and rein could not move it aside: %v; remove it before you run them", p, err)
+	}
+	w.notes = append(w.notes, note)
 }
 
 // new reports whether path changed since the run started.

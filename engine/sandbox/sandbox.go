@@ -138,7 +138,16 @@ type facts struct {
 	secrets     []string
 	secretsRead bool
 	untracked   func([]string) []string
+	// hidden are the workspace's places that run later (writes.go),
+	// read-only to commands where they have namespaces.
+	hidden         []string
+	hiddenWritable func(rel string) bool
+	gitWrites      []string
 }
+
+// maxReadOnlyMounts bounds the hidden entries of a workspace mounted
+// read-only for a command (about 20 µs each).
+const maxReadOnlyMounts = 1000
 
 // factsTTL is how long worked-out facts are used before they are worked
 // out again.
@@ -180,12 +189,26 @@ func (c *Config) Prepare() {
 	c.HideServices, c.Cover = nil, nil
 	if c.Isolate {
 		if !f.secretsRead {
-			f.secrets, f.secretsRead = workspaceSecrets(c.Workspace, f.deny, f.cacheDir), true
+			f.secrets, f.hidden, f.secretsRead = nil, nil, true
+			secrets, hidden := workspaceSecrets(c.Workspace, f.deny, f.cacheDir)
+			f.secrets = secrets
+			for _, h := range hidden {
+				if rel, err := filepath.Rel(c.Workspace, h); err == nil && (f.hiddenWritable == nil || !f.hiddenWritable(rel)) {
+					f.hidden = append(f.hidden, h)
+				}
+			}
+			f.hidden = append(f.hidden, gitAdmin(c.Workspace, f.gitWrites)...)
+			// Each is a mount: past this many, the rest are only taken
+			// back after the command when it made them.
+			f.hidden = f.hidden[:min(len(f.hidden), maxReadOnlyMounts)]
 			if f.untracked != nil && len(f.secrets) > 0 {
 				f.secrets = f.untracked(f.secrets)
 			}
 		}
 		c.HideServices, c.Cover = f.services, f.covers
+		if c.Mode == "workspace-write" {
+			c.ReadOnly = append(slices.Clip(c.ReadOnly), f.hidden...)
+		}
 		for _, s := range f.secrets {
 			if !revealed(s, c.Reveal) {
 				c.Cover = append(slices.Clip(c.Cover), s)
@@ -261,6 +284,12 @@ type Options struct {
 	// Untracked keeps of the workspace's secret files those git does not
 	// track (runner.Untracked): only those are covered. Nil: all are.
 	Untracked func(paths []string) []string
+	// HiddenWritable reports whether commands may write a hidden entry of
+	// the workspace (its path relative to it): every other, and every
+	// recipe below the workspace's top, is read-only to them. GitWrites
+	// are the entries of .git that git writes; the others are read-only.
+	HiddenWritable func(rel string) bool
+	GitWrites      []string
 	// CacheDir is rein's cache, one of OwnFolders: what is costly to find
 	// again is kept there ("": nothing is kept).
 	CacheDir string
@@ -304,7 +333,7 @@ func New(o Options, st Status) (*Config, string, error) {
 			c.Write = append(c.Write, p)
 		}
 	}
-	c.facts = &facts{deny: o.Deny, sockets: o.Sockets, reads: o.Reads, toolConfig: o.ToolConfig, untracked: o.Untracked, cacheDir: o.CacheDir}
+	c.facts = &facts{deny: o.Deny, sockets: o.Sockets, reads: o.Reads, toolConfig: o.ToolConfig, untracked: o.Untracked, hiddenWritable: o.HiddenWritable, gitWrites: o.GitWrites, cacheDir: o.CacheDir}
 	return c.keepOwnFoldersOut(o.OwnFolders)
 }
 

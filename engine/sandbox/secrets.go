@@ -31,9 +31,12 @@ var secretWalkSkip = map[string]bool{".git": true, "node_modules": true, ".venv"
 // workspaceSecrets are the files and folders of the workspace that the
 // secret globs (paths.deny) name: "**/NAME" globs match a name at any
 // depth, and relative globs (private/**, config/*.key) their place.
-func workspaceSecrets(workspace string, globs []string, cacheDir string) []string {
+//
+// It also returns the workspace's hidden entries (.envrc, .github) and the
+// recipes below its top: the places that run later (see Options.HiddenWritable).
+func workspaceSecrets(workspace string, globs []string, cacheDir string) (secrets, hidden []string) {
 	if workspace == "" {
-		return nil
+		return nil, nil
 	}
 	var names, places []string
 	for _, g := range globs {
@@ -64,15 +67,13 @@ func workspaceSecrets(workspace string, globs []string, cacheDir string) []strin
 			}
 		}
 	}
-	if len(names) > 0 {
-		w := secretWalk{names: names, budget: secretWalkMax, now: time.Now()}
-		w.load(cacheDir, workspace)
-		w.walk(workspace)
-		w.keep()
-		out = append(out, w.found...)
-	}
+	w := secretWalk{names: names, budget: secretWalkMax, now: time.Now(), top: workspace}
+	w.load(cacheDir, workspace)
+	w.walk(workspace, false)
+	w.keep()
+	out = append(out, w.found...)
 	slices.Sort(out)
-	return slices.Compact(out)
+	return slices.Compact(out), w.hidden
 }
 
 // secretWalk finds the files of secret names in a tree. What each folder
@@ -85,7 +86,9 @@ type secretWalk struct {
 	names  []string
 	budget int
 	now    time.Time
+	top    string
 	found  []string
+	hidden []string
 	cache  string
 	old    map[string]walkedFolder // by folder, from the cache
 	seen   map[string]walkedFolder
@@ -97,6 +100,7 @@ type walkedFolder struct {
 	MTime   int64    `json:"m"`
 	Folders []string `json:"d,omitempty"` // the subfolders to walk
 	Found   []string `json:"f,omitempty"` // secret entries
+	Hidden  []string `json:"h,omitempty"` // hidden entries, and a recipe
 }
 
 func (w *secretWalk) load(cacheDir, workspace string) {
@@ -104,7 +108,7 @@ func (w *secretWalk) load(cacheDir, workspace string) {
 	if cacheDir == "" {
 		return
 	}
-	h := sha256.Sum256([]byte(workspace + "\x00" + strings.Join(w.names, "\x00")))
+	h := sha256.Sum256([]byte("2\x00" + workspace + "\x00" + strings.Join(w.names, "\x00")))
 	w.cache = filepath.Join(cacheDir, "secret-files", hex.EncodeToString(h[:16])+".json")
 	if b, err := os.ReadFile(w.cache); err == nil {
 		json.Unmarshal(b, &w.old)
@@ -121,7 +125,7 @@ func (w *secretWalk) keep() {
 	}
 }
 
-func (w *secretWalk) walk(dir string) {
+func (w *secretWalk) walk(dir string, inHidden bool) {
 	if w.budget == 0 {
 		return
 	}
@@ -133,7 +137,7 @@ func (w *secretWalk) walk(dir string) {
 	mtime := st.ModTime()
 	f, ok := w.old[dir]
 	if !ok || f.MTime != mtime.UnixNano() || w.now.Sub(mtime) < time.Second {
-		if f, ok = w.read(dir); !ok {
+		if f, ok = w.read(dir, inHidden); !ok {
 			return
 		}
 		f.MTime, w.changed = mtime.UnixNano(), true
@@ -142,13 +146,17 @@ func (w *secretWalk) walk(dir string) {
 	for _, n := range f.Found {
 		w.found = append(w.found, filepath.Join(dir, n))
 	}
+	for _, n := range f.Hidden {
+		w.hidden = append(w.hidden, filepath.Join(dir, n))
+	}
 	for _, n := range f.Folders {
-		w.walk(filepath.Join(dir, n))
+		w.walk(filepath.Join(dir, n), inHidden || strings.HasPrefix(n, "."))
 	}
 }
 
-// read lists a folder's secret entries and the subfolders to walk.
-func (w *secretWalk) read(dir string) (walkedFolder, bool) {
+// read lists a folder's secret entries, its hidden entries (but inside a
+// hidden folder, which holds them), and the subfolders to walk.
+func (w *secretWalk) read(dir string, inHidden bool) (walkedFolder, bool) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return walkedFolder{}, false
@@ -156,6 +164,9 @@ func (w *secretWalk) read(dir string) (walkedFolder, bool) {
 	var f walkedFolder
 	for _, e := range entries {
 		n := e.Name()
+		if !inHidden && (strings.HasPrefix(n, ".") && n != ".git" || n == "rein.jsonnet" && dir != w.top) {
+			f.Hidden = append(f.Hidden, n)
+		}
 		if slices.ContainsFunc(w.names, func(g string) bool { ok, _ := filepath.Match(g, n); return ok }) {
 			// Not a link: a mount would cover where it leads, and
 			// vetting refuses reading through it.
@@ -178,4 +189,25 @@ func revealed(p string, reveal []string) bool {
 		ok, _ := filepath.Match(r, p)
 		return ok || within(p, r)
 	})
+}
+
+// gitAdmin are the entries of the workspace's .git folder that git does
+// not write as it works (writes: those it does): hooks, info, worktrees,
+// modules, commondir … Nothing when there is no such folder, or no list.
+func gitAdmin(workspace string, writes []string) []string {
+	if len(writes) == 0 {
+		return nil
+	}
+	dir := filepath.Join(workspace, ".git")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if !slices.Contains(writes, e.Name()) && !strings.HasSuffix(e.Name(), ".lock") {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	return out
 }

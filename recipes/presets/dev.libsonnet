@@ -131,7 +131,7 @@ local loopback = '# matches "^(https?://)?(localhost|127\\\\.0\\\\.0\\\\.1|\\\\[
     unknown_program: 'ask',
     unknown_option: 'ask',
   },
-  sandbox+: { mode: 'workspace-write', network: 'allow' },
+  sandbox+: { mode: 'workspace-write', network: 'allow', hidden_write+: ['.venv', '.tox', '.nox', '.yarn/cache', '.cache'] },
 
   // Its own tests, not readonly's (which refuse what dev asks).
   tests: {

@@ -99,7 +99,9 @@ local nodeOptions = ['-v', '--version', '-h', '--help', '-c', '--check', '--v8-o
   // this workspace's own: pnpm's store is hard-linked into other projects.
   env+: { set+: { npm_config_cache: '$REIN_WORKSPACE_CACHE/npm', YARN_CACHE_FOLDER: '$REIN_WORKSPACE_CACHE/yarn', YARN_GLOBAL_FOLDER: '$REIN_WORKSPACE_CACHE/yarn-global',
                   npm_config_store_dir: '$REIN_WORKSPACE_CACHE/pnpm-store', npm_config_devdir: '$REIN_WORKSPACE_CACHE/node-gyp' } },
-  sandbox+: { mode: 'workspace-write', network: 'allow', write+: ['$REIN_WORKSPACE_CACHE'] },
+  // Yarn's offline cache of package archives (not .yarn/releases, the yarn
+  // that runs) and tools' caches in the project.
+  sandbox+: { mode: 'workspace-write', network: 'allow', write+: ['$REIN_WORKSPACE_CACHE'], hidden_write+: ['.yarn/cache', '.cache'] },
   tests+: {
     allow+: ['npm test', 'npm run build', 'npm ls --depth=0', 'yarn test', 'pnpm run lint', 'node --version', 'node scripts/check.js', 'node --test', 'node --test test/',
              'node --run build', 'node --test --test-reporter=spec --test-name-pattern=parser test/', 'node --enable-source-maps --no-warnings dist/x.js --port 3000 --verbose',

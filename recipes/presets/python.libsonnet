@@ -78,7 +78,9 @@ local pip = p('Python packages', subcommands={
   // Package caches are this workspace's own (a wheel cache is code other
   // projects install later).
   env+: { set+: { PIP_CACHE_DIR: '$REIN_WORKSPACE_CACHE/pip', UV_CACHE_DIR: '$REIN_WORKSPACE_CACHE/uv', POETRY_CACHE_DIR: '$REIN_WORKSPACE_CACHE/poetry' } },
-  sandbox+: { mode: 'workspace-write', network: 'allow', write+: ['$REIN_WORKSPACE_CACHE'] },
+  // The project's virtual environments: what runs from them is the
+  // project's dependencies, which the python preset installs there.
+  sandbox+: { mode: 'workspace-write', network: 'allow', write+: ['$REIN_WORKSPACE_CACHE'], hidden_write+: ['.venv', '.tox', '.nox'] },
   rules+: [
     // pytest empties the --basetemp folder before the run (only the
     // working folder and its parents are refused): --basetemp=src removes
