@@ -3,6 +3,7 @@ package runner
 import (
 	"golang.org/x/sys/unix"
 	"io/fs"
+	"os"
 	"syscall"
 	"time"
 )
@@ -26,14 +27,23 @@ func madeAt(path string) (time.Time, bool) {
 	return time.Unix(sx.Btime.Sec, int64(sx.Btime.Nsec)), true
 }
 
-// fileClock is the time the kernel stamps files with now: its coarse
-// clock, a tick behind time.Now. A file made after this call has a later
-// time (the command rein starts takes longer than a tick to start), one
-// made before it does not.
+// fileClock is the time the kernel stamps files with now, read off a file
+// made for it: file times come from the kernel's coarse clock, or finer
+// where one was asked for (Linux 6.13's multigrain times), and never go
+// back, so a file made after this call has a later or equal time, one made
+// before it an earlier or equal one. time.Now where no file can be made.
 func fileClock() time.Time {
-	var ts unix.Timespec
-	if err := unix.ClockGettime(unix.CLOCK_REALTIME_COARSE, &ts); err != nil {
+	f, err := os.CreateTemp("", "rein-clock-")
+	if err != nil {
 		return time.Now()
 	}
-	return time.Unix(ts.Unix())
+	defer os.Remove(f.Name())
+	defer f.Close()
+	if t, ok := madeAt(f.Name()); ok {
+		return t
+	}
+	if st, err := f.Stat(); err == nil {
+		return changedAt(st)
+	}
+	return time.Now()
 }

@@ -123,6 +123,28 @@ func TestWorkspaceSecretsAreHidden(t *testing.T) {
 			t.Errorf("%s missing: stdout %q stderr %q", want, res.Stdout, res.Stderr)
 		}
 	}
+	// A command cannot make rein count .env as the repository's by
+	// staging or committing a name: what HEAD holds must be its content,
+	// which the command never read.
+	t.Run("staged", func(t *testing.T) {
+		r, dir := sandboxed(t, `{ commands: [{ command: './peek.sh' }] }`, map[string]string{"peek.sh": script.String()})
+		for f, text := range files {
+			os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755)
+			os.WriteFile(filepath.Join(dir, f), []byte(text+"\n"), 0o644)
+		}
+		empty := "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391" // git's empty blob
+		for _, args := range [][]string{{"init", "-q"}, {"hash-object", "-w", os.DevNull}, {"update-index", "--add", "--cacheinfo", "100644," + empty + ",.env"},
+			{"-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "names only"}} {
+			cmd := exec.Command("git", args...)
+			cmd.Dir = dir
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("git %v: %v\n%s", args, err, out)
+			}
+		}
+		if res := r.Run(context.Background(), "./peek.sh", runner.RunOptions{}); strings.Contains(res.Stdout, "ENV-CANARY") {
+			t.Errorf("a .env HEAD holds by name only was read: %q", res.Stdout)
+		}
+	})
 	// Granted to the command, .env is there for it; the key is not.
 	res = run(`{ commands: [{ command: './peek.sh' }], paths+: { grant: [{ path: '.env', commands: ['./peek.sh'] }] } }`)
 	if !strings.Contains(res.Stdout, "ENV-CANARY") || strings.Contains(res.Stdout, "PEM-CANARY") {
@@ -147,9 +169,12 @@ func TestWritesThatRunLaterAreTakenBack(t *testing.T) {
 		"mkdir -p .husky && echo 'id > /tmp/x' > .husky/pre-commit && echo MADE-HUSKY\n" +
 		"mkdir -p sub && echo x > sub/.envrc && echo MADE-ENVRC\n" +
 		"echo '{}' > sub/rein.jsonnet && echo MADE-RECIPE\n" +
-		"mkdir -p .pytest_cache && echo data > .pytest_cache/v && echo MADE-CACHE\n"
+		"mkdir -p .pytest_cache && echo data > .pytest_cache/v && echo MADE-CACHE\n" +
+		"mkdir -p .git/modules/evil && echo '[core]' > .git/modules/evil/config && echo MADE-MODULE\n" +
+		"mkdir -p evil && echo 'gitdir: ../.git/modules/evil' > evil/.git && echo MADE-POINTER\n" +
+		"mv notes.txt .toolrc2 && echo RENAMED\n"
 	r, dir := sandboxed(t, `{ commands: [{ command: './plant.sh' }], sandbox+: { mode: 'workspace-write' } }`, map[string]string{"plant.sh": script})
-	for f, text := range map[string]string{".github/ci.yml": "on: push\n", ".toolrc": "ok\n", ".gitignore": "out/\n"} {
+	for f, text := range map[string]string{".github/ci.yml": "on: push\n", ".toolrc": "ok\n", ".gitignore": "out/\n", "notes.txt": "n\n"} {
 		os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755)
 		os.WriteFile(filepath.Join(dir, f), []byte(text), 0o644)
 	}
@@ -168,7 +193,16 @@ func TestWritesThatRunLaterAreTakenBack(t *testing.T) {
 			t.Errorf("%s changed: %q (stderr %q)", file, b, res.Stderr)
 		}
 	}
-	for _, made := range []string{".husky", "sub/.envrc", "sub/rein.jsonnet"} {
+	made := []string{".husky", "sub/.envrc", "sub/rein.jsonnet", ".git/modules"}
+	if namespaces {
+		// A rename is told from a change by what was there before,
+		// which rein looks at where it mounts.
+		made = append(made, ".toolrc2")
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "evil", ".git")); err == nil {
+		t.Errorf("evil/.git, which led to a repository the run made, is still there: %q", res.Stderr)
+	}
+	for _, made := range made {
 		if _, err := os.Lstat(filepath.Join(dir, made)); err == nil {
 			t.Errorf("%s is still there after the run: %q", made, res.Stderr)
 		}

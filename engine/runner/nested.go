@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -28,6 +29,9 @@ const nestedWalkMax = 20000
 // run's: file systems stamp times from a coarse clock.
 const nestedSlack = time.Second
 
+// maxNotes bounds the lines one walk adds to a command's output.
+const maxNotes = 20
+
 // nestedSkip are folders the walk does not enter: package managers' trees,
 // which editors do not scan for repositories either.
 var nestedSkip = map[string]bool{"node_modules": true}
@@ -41,8 +45,72 @@ func (r *Runner) nestedRepositories(start, fence time.Time) []string {
 		return nil
 	}
 	w := nestedWalk{r: r, since: start.Add(-nestedSlack), fence: fence, own: k.gitDir, budget: nestedWalkMax}
+	if r.sandbox != nil {
+		w.before = r.sandbox.HiddenBefore()
+	}
+	w.gitAdmin()
 	w.folder(r.workspace, true)
+	if n := len(w.notes); n > maxNotes {
+		w.notes = append(w.notes[:maxNotes], fmt.Sprintf("rein: and %d more like these", n-maxNotes))
+	}
+	if w.budget == 0 {
+		w.notes = append(w.notes, fmt.Sprintf("rein: the workspace has more than %d folders, and rein looked at only that many for hidden files, recipes and repositories the command may have made, which programs you run later read: look at what it made before you run them (git status --ignored)", nestedWalkMax))
+	}
 	return w.notes
+}
+
+// gitAdmin takes back the entries of the workspace's own .git that git
+// does not write as it works (recipe.GitWrites) and that the run made or
+// renamed: a repository for a submodule in modules/, a worktree's
+// commondir, an info/attributes.
+func (w *nestedWalk) gitAdmin() {
+	// A repository the run made (git init) is git's own; its hooks and
+	// config are checked as a nested one's are.
+	if w.own == "" {
+		return
+	}
+	if t, ok := madeAt(w.own); ok && t.After(w.fence) {
+		return
+	}
+	entries, err := os.ReadDir(w.own)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		p := filepath.Join(w.own, e.Name())
+		switch {
+		case slices.Contains(recipe.GitWrites, e.Name()) || strings.HasSuffix(e.Name(), ".lock") || strings.HasSuffix(e.Name(), ".rejected"):
+		case e.Name() == "modules" || e.Name() == "worktrees" || e.Name() == "info":
+			// Where one was there before (and not mounted read-only,
+			// without namespaces), what the run made in it.
+			if w.made(p) {
+				w.takeBack(p)
+				continue
+			}
+			sub, _ := os.ReadDir(p)
+			for _, s := range sub {
+				if q := filepath.Join(p, s.Name()); !strings.HasSuffix(s.Name(), ".rejected") && w.made(q) {
+					w.takeBack(q)
+				}
+			}
+		case w.made(p):
+			w.takeBack(p)
+		}
+	}
+}
+
+// made reports whether the run made p, or renamed or linked it there: it
+// was made after the run started, or it changed then and was not there
+// before (HiddenBefore).
+func (w *nestedWalk) made(p string) bool {
+	st, err := os.Lstat(p)
+	if err != nil || !changedAt(st).After(w.fence) {
+		return false
+	}
+	if t, ok := madeAt(p); ok && t.After(w.fence) {
+		return true
+	}
+	return w.before != nil && !slices.Contains(w.before, p)
 }
 
 type nestedWalk struct {
@@ -50,7 +118,9 @@ type nestedWalk struct {
 	since time.Time
 	// fence is the file clock's time as the run started (fileClock): what
 	// has a later time, the run made or changed.
-	fence  time.Time
+	fence time.Time
+	// before are the hidden entries there were (sandbox HiddenBefore).
+	before []string
 	own    string // the workspace's repository, kept on its own
 	budget int
 	notes  []string
@@ -107,11 +177,10 @@ func (w *nestedWalk) runsLater(p string) bool {
 // takeBack moves aside a hidden entry or recipe the run made (NAME.rejected),
 // which a program the person runs later would read: direnv an .envrc, git
 // a hooks folder, an agent its settings, rein a recipe. One the run only
-// changed (where the file system does not say when it was made, or the
-// command had no namespaces to keep it read-only) is left, and said.
+// changed (where the command had no namespaces to keep it read-only) is
+// left, and said.
 func (w *nestedWalk) takeBack(p string) {
-	made, known := madeAt(p)
-	if !known || !made.After(w.fence) {
+	if !w.made(p) {
 		w.notes = append(w.notes, fmt.Sprintf("rein: the command changed %s, which programs you run later read (hidden files, recipes); rein cannot put it back here: look at it before you run them", p))
 		return
 	}
@@ -152,7 +221,9 @@ func (w *nestedWalk) dotGit(path string) {
 				if !filepath.IsAbs(target) {
 					target = filepath.Join(filepath.Dir(path), target)
 				}
-				if policy.Inside(filepath.Clean(target), w.own) {
+				// Into the workspace's own repository, to what is there
+				// (a submodule's folder in modules/ the run did not make).
+				if _, err := os.Stat(target); err == nil && policy.Inside(filepath.Clean(target), w.own) {
 					return
 				}
 			}

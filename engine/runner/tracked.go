@@ -66,10 +66,13 @@ func Tracked(workspace string) func(path string) bool {
 }
 
 // Untracked returns a fact for the sandbox (sandbox.Options.Untracked):
-// which of the workspace's secret files git does not track. A tracked one
-// is in the repository for anyone to read (a Vite project's committed
-// .env of defaults), and a build may need it; an untracked one is the
-// person's own. Anything unclear counts as untracked.
+// which of the workspace's secret files are not in the repository as they
+// are. One HEAD holds with the same content is the repository's, for anyone
+// with it to read (a Vite project's committed .env of defaults), and a
+// build may need it; any other is the person's own. HEAD, not the index,
+// and the file's content, not its name: a command can stage or commit a
+// name, but not the content it cannot read. Anything unclear counts as
+// the person's.
 func Untracked(workspace string) func(paths []string) []string {
 	return func(paths []string) []string {
 		git := outsideGit(workspace)
@@ -78,30 +81,59 @@ func Untracked(workspace string) func(paths []string) []string {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		cmd := quietGit(ctx, git, workspace, append([]string{"ls-files", "-z", "--full-name", "--"}, paths...)...)
-		cmd.Dir = workspace
-		out, err := cmd.Output()
-		if err != nil {
-			return paths
-		}
 		top := gitTop(ctx, git, workspace)
 		if top == "" {
 			return paths
 		}
-		tracked := map[string]bool{}
-		for _, name := range strings.Split(string(out), "\x00") {
-			if name != "" {
-				tracked[filepath.Join(top, filepath.FromSlash(name))] = true
+		args := []string{"ls-tree", "-z", "--full-tree", "HEAD", "--"}
+		for _, p := range paths {
+			rel, err := filepath.Rel(top, p)
+			if err != nil || strings.HasPrefix(rel, "..") {
+				return paths
+			}
+			args = append(args, filepath.ToSlash(rel))
+		}
+		cmd := quietGit(ctx, git, workspace, args...)
+		cmd.Dir = top
+		out, err := cmd.Output()
+		if err != nil {
+			return paths
+		}
+		inHead := map[string]string{} // path: blob
+		for _, line := range strings.Split(string(out), "\x00") {
+			// "100644 blob SHA\tNAME"
+			meta, name, ok := strings.Cut(line, "\t")
+			if f := strings.Fields(meta); ok && len(f) == 3 && f[1] == "blob" {
+				inHead[filepath.Join(top, filepath.FromSlash(name))] = f[2]
 			}
 		}
 		var untracked []string
 		for _, p := range paths {
-			if !tracked[p] {
+			if blob, ok := inHead[p]; !ok || blobHash(p) != blob {
 				untracked = append(untracked, p)
 			}
 		}
 		return untracked
 	}
+}
+
+// blobHash is the git object name of a file's content ("" if unreadable).
+func blobHash(path string) string {
+	st, err := os.Lstat(path)
+	if err != nil || !st.Mode().IsRegular() || st.Size() > 1<<20 {
+		return ""
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha1.New()
+	fmt.Fprintf(h, "blob %d\x00", st.Size())
+	if _, err := io.Copy(h, io.LimitReader(f, 1<<20)); err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%x", h.Sum(nil))
 }
 
 // gitTop is the top of the working tree holding dir ("" when none).

@@ -141,6 +141,7 @@ type facts struct {
 	// hidden are the workspace's places that run later (writes.go),
 	// read-only to commands where they have namespaces.
 	hidden         []string
+	hiddenBefore   []string // all of them, past the mounts' bound too
 	hiddenWritable func(rel string) bool
 	gitWrites      []string
 }
@@ -167,7 +168,7 @@ func (c *Config) Prepare() {
 		f.hide = hidden(f.deny, c.Workspace, f.toolConfig)
 		f.read = nil
 		if f.reads != nil {
-			f.read = grantedReads(f.reads)
+			f.read = grantedReads(f.reads, append([]string{c.Workspace, c.TempDir}, c.Write...))
 		}
 		f.services = serviceSockets(f.sockets, f.cacheDir)
 		f.netServices = networkServices(f.sockets)
@@ -197,9 +198,14 @@ func (c *Config) Prepare() {
 					f.hidden = append(f.hidden, h)
 				}
 			}
-			f.hidden = append(f.hidden, gitAdmin(c.Workspace, f.gitWrites)...)
-			// Each is a mount: past this many, the rest are only taken
-			// back after the command when it made them.
+			// git's own first, then the shallowest: each is a mount, and
+			// past maxReadOnlyMounts the rest are only taken back after
+			// the command when it made or renamed them.
+			slices.SortStableFunc(f.hidden, func(a, b string) int {
+				return strings.Count(a, string(filepath.Separator)) - strings.Count(b, string(filepath.Separator))
+			})
+			f.hidden = append(gitAdmin(c.Workspace, f.gitWrites), f.hidden...)
+			f.hiddenBefore = slices.Clone(f.hidden)
 			f.hidden = f.hidden[:min(len(f.hidden), maxReadOnlyMounts)]
 			if f.untracked != nil && len(f.secrets) > 0 {
 				f.secrets = f.untracked(f.secrets)
@@ -538,6 +544,23 @@ func (c *Config) Describe() string {
 	return strings.Join(parts, "; ")
 }
 
+// HiddenBefore are the workspace's hidden entries (and recipes below its
+// top, and git's own files) that commands may not write, as they were
+// before the command ran; nil when rein did not look (no namespaces, or no
+// program started yet). What the command left that is not among them, it
+// made or renamed (runner.takeBack).
+func (c *Config) HiddenBefore() []string {
+	if c == nil || c.facts == nil {
+		return nil
+	}
+	c.facts.mu.Lock()
+	defer c.facts.mu.Unlock()
+	if !c.facts.secretsRead {
+		return nil
+	}
+	return c.facts.hiddenBefore
+}
+
 // Readable are the places besides the workspace, the temp folder and the
 // write grants that commands may read (nil: all but the hidden ones).
 func (c *Config) Readable() []string {
@@ -663,11 +686,17 @@ func (f folderNames) glob(pattern string) []string {
 // grantedReads are the places of reads that exist, and the folders the
 // programs in PATH folders inside the home folder lead to: a version
 // manager's shim or link (~/.local/bin/node -> ~/.local/share/n/bin/node)
-// runs a program that needs its own folder, where no list names it.
-func grantedReads(reads []string) []string {
+// runs a program that needs its own folder, where no list names it. Not a
+// place inside what commands may write (own: the workspace, the temp
+// folder, the write grants), nor links there: a command could make one
+// lead anywhere (.venv -> ~) and be granted it by the next run.
+func grantedReads(reads, own []string) []string {
+	writable := func(p string) bool {
+		return slices.ContainsFunc(own, func(o string) bool { return o != "" && within(p, o) })
+	}
 	var out []string
 	for _, d := range reads {
-		if _, err := os.Stat(d); err == nil {
+		if _, err := os.Stat(d); err == nil && !writable(d) {
 			out = append(out, d)
 		}
 	}
@@ -676,7 +705,7 @@ func grantedReads(reads []string) []string {
 		return out
 	}
 	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
-		if filepath.IsAbs(d) && within(d, home) {
+		if filepath.IsAbs(d) && within(d, home) && !writable(d) {
 			out = append(out, linkPrefixes(d, home, out)...)
 		}
 	}

@@ -69,7 +69,7 @@ func workspaceSecrets(workspace string, globs []string, cacheDir string) (secret
 	}
 	w := secretWalk{names: names, budget: secretWalkMax, now: time.Now(), top: workspace}
 	w.load(cacheDir, workspace)
-	w.walk(workspace, false)
+	w.walk(workspace)
 	w.keep()
 	out = append(out, w.found...)
 	slices.Sort(out)
@@ -78,10 +78,10 @@ func workspaceSecrets(workspace string, globs []string, cacheDir string) (secret
 
 // secretWalk finds the files of secret names in a tree. What each folder
 // held is kept in rein's cache (where no command may write) with the
-// folder's modification time, which a name made, removed or renamed in it
-// changes: a later walk reads again only the folders that changed, and
-// stats the rest. A time less than a second old is not trusted: file
-// times are coarse.
+// folder's change time (ctime), which a name made, removed or renamed in it
+// changes and which no command can set back: a later walk reads again only
+// the folders that changed, and stats the rest. A time less than a second
+// old is not trusted: file times are coarse.
 type secretWalk struct {
 	names  []string
 	budget int
@@ -97,7 +97,7 @@ type secretWalk struct {
 }
 
 type walkedFolder struct {
-	MTime   int64    `json:"m"`
+	CTime   int64    `json:"c"`
 	Folders []string `json:"d,omitempty"` // the subfolders to walk
 	Found   []string `json:"f,omitempty"` // secret entries
 	Hidden  []string `json:"h,omitempty"` // hidden entries, and a recipe
@@ -108,7 +108,7 @@ func (w *secretWalk) load(cacheDir, workspace string) {
 	if cacheDir == "" {
 		return
 	}
-	h := sha256.Sum256([]byte("2\x00" + workspace + "\x00" + strings.Join(w.names, "\x00")))
+	h := sha256.Sum256([]byte("3\x00" + workspace + "\x00" + strings.Join(w.names, "\x00")))
 	w.cache = filepath.Join(cacheDir, "secret-files", hex.EncodeToString(h[:16])+".json")
 	if b, err := os.ReadFile(w.cache); err == nil {
 		json.Unmarshal(b, &w.old)
@@ -125,22 +125,56 @@ func (w *secretWalk) keep() {
 	}
 }
 
-func (w *secretWalk) walk(dir string, inHidden bool) {
-	if w.budget == 0 {
-		return
+// walk reads the tree breadth first, within the budget, the folders the
+// last walk read before new ones: those were within the budget then, so a
+// command that makes thousands of folders does not push a folder the last
+// walk read, and the secret in it, out of this one.
+func (w *secretWalk) walk(top string) {
+	type item struct {
+		dir      string
+		inHidden bool
 	}
-	w.budget--
-	st, err := os.Stat(dir)
-	if err != nil {
-		return
-	}
-	mtime := st.ModTime()
-	f, ok := w.old[dir]
-	if !ok || f.MTime != mtime.UnixNano() || w.now.Sub(mtime) < time.Second {
-		if f, ok = w.read(dir, inHidden); !ok {
+	known, fresh := []item{{top, false}}, []item(nil)
+	for len(known)+len(fresh) > 0 {
+		if w.budget == 0 {
 			return
 		}
-		f.MTime, w.changed = mtime.UnixNano(), true
+		var it item
+		if len(known) > 0 {
+			it, known = known[0], known[1:]
+		} else {
+			it, fresh = fresh[0], fresh[1:]
+		}
+		w.budget--
+		f, ok := w.visit(it.dir, it.inHidden)
+		if !ok {
+			continue
+		}
+		for _, n := range f.Folders {
+			child := item{filepath.Join(it.dir, n), it.inHidden || strings.HasPrefix(n, ".")}
+			if _, ok := w.old[child.dir]; ok {
+				known = append(known, child)
+			} else {
+				fresh = append(fresh, child)
+			}
+		}
+	}
+}
+
+// visit is one folder's entry: kept from an earlier walk when the folder
+// has not changed since, read again otherwise.
+func (w *secretWalk) visit(dir string, inHidden bool) (walkedFolder, bool) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return walkedFolder{}, false
+	}
+	ctime := changedAt(st)
+	f, ok := w.old[dir]
+	if !ok || f.CTime != ctime.UnixNano() || w.now.Sub(ctime) < time.Second {
+		if f, ok = w.read(dir, inHidden); !ok {
+			return walkedFolder{}, false
+		}
+		f.CTime, w.changed = ctime.UnixNano(), true
 	}
 	w.seen[dir] = f
 	for _, n := range f.Found {
@@ -149,9 +183,7 @@ func (w *secretWalk) walk(dir string, inHidden bool) {
 	for _, n := range f.Hidden {
 		w.hidden = append(w.hidden, filepath.Join(dir, n))
 	}
-	for _, n := range f.Folders {
-		w.walk(filepath.Join(dir, n), inHidden || strings.HasPrefix(n, "."))
-	}
+	return f, true
 }
 
 // read lists a folder's secret entries, its hidden entries (but inside a
@@ -164,7 +196,8 @@ func (w *secretWalk) read(dir string, inHidden bool) (walkedFolder, bool) {
 	var f walkedFolder
 	for _, e := range entries {
 		n := e.Name()
-		if !inHidden && (strings.HasPrefix(n, ".") && n != ".git" || n == "rein.jsonnet" && dir != w.top) {
+		// Not what rein moved aside itself: it runs nothing.
+		if !inHidden && !strings.HasSuffix(n, ".rejected") && (strings.HasPrefix(n, ".") && n != ".git" || n == "rein.jsonnet" && dir != w.top) {
 			f.Hidden = append(f.Hidden, n)
 		}
 		if slices.ContainsFunc(w.names, func(g string) bool { ok, _ := filepath.Match(g, n); return ok }) {
