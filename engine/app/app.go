@@ -72,7 +72,7 @@ func Sandbox(r *recipe.Recipe) (*sandbox.Config, string, error) {
 // SandboxWith is Sandbox on a kernel of status st.
 func SandboxWith(r *recipe.Recipe, st sandbox.Status) (*sandbox.Config, string, error) {
 	o := sandbox.Options{
-		Mode: r.Sandbox.Mode, NetworkDeny: r.Sandbox.Network == "deny", Unavailable: r.Sandbox.Unavailable,
+		Mode: r.Sandbox.Mode, NetworkDeny: r.Sandbox.Network == "deny" || r.Sandbox.Network == "granted", Unavailable: r.Sandbox.Unavailable,
 		Workspace: r.Workspace,
 		Limits:    sandbox.Limits{CPUSeconds: r.Limits.CPUSeconds, FileSize: r.Limits.FileSizeBytes, Processes: r.Limits.Processes, AddressSpace: r.Limits.AddressSpaceBytes},
 		Deny:      r.Paths.Deny, Sockets: r.Sandbox.Sockets,

@@ -60,6 +60,8 @@ type Policy struct {
 	readOnly      bool
 	// reveals are paths.grant: secret files some commands see.
 	reveals []reveal
+	// hosts are sandbox.hosts, under network 'granted'.
+	hosts []hostGrant
 	// confined: reads are granted (scope.go), from the workspace and
 	// readRoots.
 	confined  bool
@@ -166,6 +168,11 @@ func New(r *recipe.Recipe, opts Options) (*Policy, error) {
 	}
 	p.allow, p.ask, p.deny = newGlobSet(r.Allow), newGlobSet(r.Ask), newGlobSet(r.Deny)
 	p.only = newGlobSet(opts.Only)
+	if r.Sandbox.Network == "granted" {
+		for _, g := range r.Sandbox.Hosts {
+			p.hosts = append(p.hosts, hostGrant{hosts: g.Hosts, commands: newGlobSet(g.Commands)})
+		}
+	}
 	for _, g := range r.Paths.Grant {
 		p.reveals = append(p.reveals, reveal{path: filepath.Join(r.Workspace, filepath.FromSlash(g.Path)), commands: newGlobSet(g.Commands)})
 	}

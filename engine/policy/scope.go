@@ -188,3 +188,26 @@ func (p *Policy) Revealed(argv []string) []string {
 	}
 	return out
 }
+
+// hostGrant is one sandbox.hosts entry.
+type hostGrant struct {
+	hosts    []string
+	commands globSet
+}
+
+// GrantedHosts are the hosts the program started with argv may reach
+// (sandbox.hosts, under network 'granted'): the sandbox gives it a proxy
+// to them, and no other way out; none, no network at all.
+func (p *Policy) GrantedHosts(argv []string) []string {
+	if len(p.hosts) == 0 || len(argv) == 0 {
+		return nil
+	}
+	line := strings.Join(argv, " ")
+	var out []string
+	for _, g := range p.hosts {
+		if _, ok := g.commands.match(line); ok {
+			out = append(out, g.hosts...)
+		}
+	}
+	return out
+}

@@ -254,10 +254,19 @@ type Sandbox struct {
 	// Sockets are local services commands may still reach (sandbox.Config's
 	// HideServices leaves them out).
 	Sockets []string `json:"sockets,omitempty"`
+	// Hosts are, under Network "granted", the hosts each command may reach
+	// (through rein's proxy); every other command has no network.
+	Hosts []HostGrant `json:"hosts,omitempty"`
 	// HiddenWrite are the hidden files and folders of the workspace that
 	// commands may write (HiddenWritable and the recipe's): every other
 	// one is read-only to them, and one they make is taken back.
 	HiddenWrite []string `json:"hidden_write,omitempty"`
+}
+
+// HostGrant lets the commands its globs match reach its hosts.
+type HostGrant struct {
+	Commands []string `json:"commands"`
+	Hosts    []string `json:"hosts"`
 }
 
 // Tests are commands with their expected decision.

@@ -2,6 +2,9 @@ package runner_test
 
 import (
 	"context"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -224,4 +227,76 @@ func TestWritesThatRunLaterAreTakenBack(t *testing.T) {
 	if d.DeniedBy != "sandbox.hidden_write" {
 		t.Errorf("a redirect into a hidden file: %+v", d)
 	}
+}
+
+// netScript fetches the registry through the proxy, then another host
+// through it, then that host by a socket of its own around the proxy, and
+// talks to itself on its loopback.
+const netScript = `#!/usr/bin/env python3
+import socket, sys, urllib.request
+reg, other = sys.argv[1], sys.argv[2]
+for name, url in (("registry", reg), ("other", other)):
+    try:
+        print(urllib.request.urlopen(url, timeout=5).read().decode())
+    except Exception as e:
+        print(name, "REFUSED", e)
+host, port = other.split("//")[1].rstrip("/").split(":")
+try:
+    s = socket.create_connection((host, int(port)), timeout=3)
+    print("DIRECT", s.recv(100).decode())
+except Exception as e:
+    print("DIRECT-FAILED", e)
+srv = socket.socket(); srv.bind(("127.0.0.1", 0)); srv.listen(1)
+c = socket.create_connection(srv.getsockname(), timeout=3); a, _ = srv.accept(); a.send(b"LOOPBACK-OK"); print(c.recv(20).decode())
+`
+
+// The network is granted per command and per host: the command's only way
+// out of its network namespace is rein's proxy, which lets through the
+// hosts sandbox.hosts names and refuses the rest (a registry on 127.0.0.2
+// stands in for the granted one, a server on 127.0.0.3 for any other); a
+// socket of the command's own reaches nothing; its loopback works; a
+// command the recipe grants nothing has no network at all.
+func TestNetworkIsGrantedPerHost(t *testing.T) {
+	if !sandbox.Probe().Namespaces {
+		t.Skip("hosts are granted through a network namespace of the command's own, which this kernel does not give")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
+	registry := httpServer(t, "127.0.0.2:0", "REGISTRY-OK")
+	other := httpServer(t, "127.0.0.3:0", "OTHER-LEAK")
+	granted := `{ commands: [{ command: './net.py' }], sandbox+: { mode: 'workspace-write', network: 'granted', hosts: [{ commands: ['./net.py *'], hosts: ['127.0.0.2'] }] } }`
+	r, _ := sandboxed(t, granted, map[string]string{"net.py": netScript})
+	res := r.Run(context.Background(), "./net.py http://"+registry+"/ http://"+other+"/", runner.RunOptions{})
+	for _, want := range []string{"REGISTRY-OK", "other REFUSED", "DIRECT-FAILED", "LOOPBACK-OK"} {
+		if !strings.Contains(res.Stdout, want) {
+			t.Errorf("stdout lacks %s: %q (stderr %q)", want, res.Stdout, res.Stderr)
+		}
+	}
+	if strings.Contains(res.Stdout, "OTHER-LEAK") {
+		t.Errorf("a host not granted was reached: %q", res.Stdout)
+	}
+	if !strings.Contains(res.Stderr, "127.0.0.3") {
+		t.Errorf("rein does not say which host it refused: %q", res.Stderr)
+	}
+	// Granted nothing, the same command reaches no host at all.
+	none, _ := sandboxed(t, `{ commands: [{ command: './net.py' }], sandbox+: { mode: 'workspace-write', network: 'granted' } }`, map[string]string{"net.py": netScript})
+	res = none.Run(context.Background(), "./net.py http://"+registry+"/ http://"+other+"/", runner.RunOptions{})
+	if strings.Contains(res.Stdout, "REGISTRY-OK") || strings.Contains(res.Stdout, "OTHER-LEAK") || !strings.Contains(res.Stdout, "LOOPBACK-OK") {
+		t.Errorf("without a grant: %q (stderr %q)", res.Stdout, res.Stderr)
+	}
+}
+
+// httpServer answers every request with body until the test ends, and
+// returns its address.
+func httpServer(t *testing.T, addr, body string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Skipf("cannot listen on %s: %v", addr, err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, body) })}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return ln.Addr().String()
 }

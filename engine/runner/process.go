@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/reinsh/rein/engine/netproxy"
 	"io"
 	"os"
 	"os/exec"
@@ -33,6 +34,9 @@ type process struct {
 	readOnly, pin []string
 	// reveal: the workspace secrets this program may read (paths.grant).
 	reveal []string
+	// hosts: those this program may reach (sandbox.hosts), through a
+	// proxy rein serves while it runs.
+	hosts []string
 }
 
 // outcome is how a process ended.
@@ -40,6 +44,9 @@ type outcome struct {
 	code  int
 	limit string // the resource limit that stopped it, if one did
 	nproc bool   // RLIMIT_NPROC limited its processes (see stderrWatch.limit)
+	// refused are the hosts the program asked rein's proxy for and was
+	// refused.
+	refused []string
 }
 
 // helperGrace is how long a supervising sandbox helper gets to kill what
@@ -72,6 +79,16 @@ func (p process) run(ctx context.Context) (outcome, error) {
 			env = append(append([]string(nil), env...), "TMPDIR="+tmp, "TMP="+tmp, "TEMP="+tmp)
 		}
 	}
+	var proxy *netproxy.Proxy
+	if len(p.hosts) > 0 && cfg.Network && cfg.Isolate {
+		px, socket, stop, err := startProxy(p.hosts)
+		if err != nil {
+			return outcome{code: 126}, fmt.Errorf("cannot start the proxy for the hosts granted to %s: %w", p.argv[0], err)
+		}
+		defer stop()
+		proxy, cfg.Proxy = px, &sandbox.Proxy{Socket: socket, Port: sandbox.ProxyPort}
+		env = append(append([]string(nil), env...), proxyEnv(sandbox.ProxyPort)...)
+	}
 	var limitHit func() bool
 	if cfg.Limits.Processes > 0 {
 		cg, done, err := sandbox.NewProcessLimit(cfg.Limits.Processes)
@@ -101,6 +118,9 @@ func (p process) run(ctx context.Context) (outcome, error) {
 		code, err = helper(&cfg)
 	}
 	out := outcome{code: code, limit: limitFor(code, cfg.Limits)}
+	if proxy != nil {
+		_, out.refused = proxy.Asked()
+	}
 	if limitHit != nil && limitHit() {
 		out.limit = "processes"
 	}

@@ -274,6 +274,9 @@ func (r *Runner) exec(ctx context.Context, args []string, stdin io.Reader) error
 	if out.code != 0 {
 		fmt.Fprint(hc.Stderr, nw.note())
 	}
+	if len(out.refused) > 0 {
+		fmt.Fprintf(hc.Stderr, "rein: %s asked for %s, which the recipe does not grant it (sandbox.hosts); it may reach only %s\n", args[0], strings.Join(out.refused, ", "), strings.Join(r.policy.GrantedHosts(args), ", "))
+	}
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -287,7 +290,8 @@ func (r *Runner) process(path string, argv, env []string, dir string, stdin io.R
 	k := r.kept.find(r)
 	env = confineGit(env, k.ceiling)
 	return process{path: path, argv: argv, env: env, dir: dir, stdin: stdin, stdout: stdout, stderr: stderr,
-		grace: r.grace, sandbox: r.sandbox, helper: r.helper, readOnly: k.readOnly, pin: k.pin, reveal: r.policy.Revealed(argv)}
+		grace: r.grace, sandbox: r.sandbox, helper: r.helper, readOnly: k.readOnly, pin: k.pin, reveal: r.policy.Revealed(argv),
+		hosts: r.policy.GrantedHosts(argv)}
 }
 
 // Sandbox describes the sandbox commands run in.

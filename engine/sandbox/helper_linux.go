@@ -72,6 +72,18 @@ func Main(args []string) {
 		if !mounted {
 			c = c.uncovered()
 		}
+		if c.Network {
+			// The command's own network: its loopback works (a test's
+			// local server), and a proxy, where it has one, is its way out.
+			if err := loopbackUp(); err != nil {
+				fail("cannot bring up the command's loopback: " + err.Error())
+			}
+			if c.Proxy != nil {
+				if err := forwardProxy(*c.Proxy); err != nil {
+					fail("cannot reach rein's proxy: " + err.Error())
+				}
+			}
+		}
 	}
 	if c.Cgroup != "" && !c.Stage {
 		if err := os.WriteFile(c.Cgroup+"/cgroup.procs", []byte("0"), 0o644); err != nil {
@@ -232,7 +244,7 @@ func restrict(c Config) error {
 		rules = append(rules, landlock.RWDirs(c.TempDir).IgnoreIfMissing())
 	}
 	cfg := landlock.V7.BestEffort()
-	if c.Network {
+	if c.Network && !c.Isolate {
 		return cfg.Restrict(rules...) // no network rules: every TCP connect and bind is refused
 	}
 	if err := cfg.RestrictPaths(rules...); err != nil {

@@ -5,8 +5,11 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -213,4 +216,56 @@ func lockedFlags(f int64) uintptr {
 		}
 	}
 	return out
+}
+
+// loopbackUp brings up the loopback of the helper's network namespace,
+// which starts down.
+func loopbackUp() error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return err
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return err
+	}
+	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
+	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
+}
+
+// forwardProxy listens on the loopback of the helper's network namespace
+// at p.Port and joins each connection to rein's proxy at p.Socket, a unix
+// socket in the machine's filesystem, which no network namespace holds.
+// It serves for as long as the helper lives.
+func forwardProxy(p Proxy) error {
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p.Port)))
+	if err != nil {
+		return err
+	}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				up, err := net.Dial("unix", p.Socket)
+				if err != nil {
+					return
+				}
+				defer up.Close()
+				done := make(chan struct{}, 2)
+				go func() { io.Copy(up, c); up.(*net.UnixConn).CloseWrite(); done <- struct{}{} }()
+				go func() { io.Copy(c, up); c.(*net.TCPConn).CloseWrite(); done <- struct{}{} }()
+				<-done
+				<-done
+			}()
+		}
+	}()
+	return nil
 }

@@ -77,6 +77,11 @@ type Config struct {
 	// of the program's reaches the supervisor. It mounts, joins and
 	// supervises nothing: the supervisor did.
 	Stage bool `json:"stage,omitempty"`
+	// Proxy, with Network and Isolate, is the command's one way out of its
+	// network namespace: the supervising helper listens on 127.0.0.1:Port
+	// there and joins each connection to rein's proxy at Socket, which
+	// lets through only the hosts granted to the command.
+	Proxy *Proxy `json:"proxy,omitempty"`
 	// Reveal are the workspace's secret files this command may read
 	// (paths.grant): they are not covered. * may stand in a last part.
 	Reveal []string `json:"-"`
@@ -96,6 +101,16 @@ type Config struct {
 	// Config share it.
 	facts *facts
 }
+
+// Proxy is where a command granted hosts reaches rein's proxy.
+type Proxy struct {
+	Socket string `json:"socket"`
+	Port   int    `json:"port"`
+}
+
+// ProxyPort is the port of the proxy inside a command's network namespace
+// (its own: no other program listens there).
+const ProxyPort = 47831
 
 // ReadGrants are what reading is granted as: whole folders and files, and
 // the folders on the way down to hidden paths, which may only be listed

@@ -165,7 +165,9 @@ func filterCommand(c Config) {
 	if !c.Confined() {
 		return
 	}
-	switch err := installFilter(c.Network); {
+	// In a network namespace of its own, the command's sockets reach its
+	// loopback and nothing else: they need no refusing.
+	switch err := installFilter(c.Network && !c.Isolate); {
 	case err == nil:
 	case errors.Is(err, unix.EINVAL) && (!c.Network || c.Isolate):
 	case c.Network:
