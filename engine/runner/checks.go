@@ -123,5 +123,13 @@ func (c *runChecks) open(ctx context.Context, path string, flag int, perm os.Fil
 	if c.stops(res.Verdict) {
 		return nil, &os.PathError{Op: "open", Path: path, Err: fmt.Errorf("refused by rein (rule %s: %s)", res.Rule, res.Reason)}
 	}
+	// rein opens the file itself, outside the sandbox: what it opens must
+	// be what it checked, though a command may swap a link in meanwhile.
+	if f, err, ok := openChecked(resolveIn(path, hc.Dir), flag, perm); ok {
+		if err != nil {
+			return nil, &os.PathError{Op: "open", Path: path, Err: err}
+		}
+		return f, nil
+	}
 	return interp.DefaultOpenHandler()(ctx, path, flag, perm)
 }

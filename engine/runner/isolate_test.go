@@ -147,7 +147,8 @@ func TestSupervisedStatus(t *testing.T) {
 }
 
 // With the network denied, the command has a network namespace of its
-// own: UDP (which Landlock does not restrict) reaches nothing either.
+// own: UDP (which Landlock does not restrict) reaches nothing either. The
+// send itself succeeds: the namespace's own loopback takes it.
 func TestNetworkNamespaceStopsUDP(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("needs bash for /dev/udp")
@@ -159,9 +160,6 @@ func TestNetworkNamespaceStopsUDP(t *testing.T) {
 	res := r.Run(context.Background(), "./send.sh", runner.RunOptions{})
 	if got, ok := received(); ok {
 		t.Fatalf("a datagram got out: %q (stderr %q)", got, res.Stderr)
-	}
-	if res.ExitCode == 0 {
-		t.Errorf("sending succeeded: stderr %q", res.Stderr)
 	}
 }
 

@@ -76,9 +76,19 @@ func (w *nestedWalk) gitAdmin() {
 	if err != nil {
 		return
 	}
+	// What rein keeps file by file (hooks, commondir, config.worktree) it
+	// has put back already.
+	k := w.r.kept.find(w.r)
+	keptHere := map[string]bool{}
+	for _, list := range [][]kept{k.files, k.agent, k.configs, k.folders} {
+		for _, f := range list {
+			keptHere[f.path] = true
+		}
+	}
 	for _, e := range entries {
 		p := filepath.Join(w.own, e.Name())
 		switch {
+		case keptHere[p]:
 		case slices.Contains(recipe.GitWrites, e.Name()) || strings.HasSuffix(e.Name(), ".lock") || strings.HasSuffix(e.Name(), ".rejected"):
 		case e.Name() == "modules" || e.Name() == "worktrees" || e.Name() == "info":
 			// Where one was there before (and not mounted read-only,

@@ -72,8 +72,12 @@ func (c *Config) SetNamespaces(attr *syscall.SysProcAttr) {
 		// capabilities when the helper's program is executed, and with
 		// them the right to mount: the helper keeps CAP_SYS_ADMIN through
 		// its own start as an ambient capability, and drops it before it
-		// starts the command (supervise).
+		// starts the command (supervise); CAP_NET_ADMIN too, to bring up
+		// the loopback of a network namespace of the command's own.
 		attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN}
+		if c.Network {
+			attr.AmbientCaps = append(attr.AmbientCaps, unix.CAP_NET_ADMIN)
+		}
 	}
 }
 

@@ -52,7 +52,11 @@ local outputList = std.join(', ', ['"%s"' % f for f in outputs]);
   // The module and build caches are this workspace's own: a test run that
   // rewrote ~/go/pkg/mod would change the code every other project builds.
   env+: { set+: { GOMODCACHE: '$REIN_WORKSPACE_CACHE/go/mod', GOCACHE: '$REIN_WORKSPACE_CACHE/go/build' } },
-  sandbox+: { mode: 'workspace-write', network: 'allow', write+: ['$REIN_WORKSPACE_CACHE'] },
+  // The network is the module proxy's and the checksum database's, for
+  // the go command only (which downloads what a build needs): tests and
+  // the programs they build reach nothing but their own loopback.
+  sandbox+: { mode: 'workspace-write', network: 'granted', write+: ['$REIN_WORKSPACE_CACHE'],
+              hosts+: [{ commands: ['go *'], hosts: ['proxy.golang.org', 'sum.golang.org'] }] },
   rules+: [
     rein.rule('go-mod-network', 'ask', 'go mod tidy/download/edit change go.mod or use the network', each='cmd.name == "go" && cmd.sub == "mod" && len(cmd.positionals) > 1 && cmd.positionals[1] in ["tidy", "download", "edit"]'),
     // go run PKG@VERSION fetches a module and runs it: someone else's code,

@@ -101,7 +101,13 @@ local nodeOptions = ['-v', '--version', '-h', '--help', '-c', '--check', '--v8-o
                   npm_config_store_dir: '$REIN_WORKSPACE_CACHE/pnpm-store', npm_config_devdir: '$REIN_WORKSPACE_CACHE/node-gyp' } },
   // Yarn's offline cache of package archives (not .yarn/releases, the yarn
   // that runs) and tools' caches in the project.
-  sandbox+: { mode: 'workspace-write', network: 'allow', write+: ['$REIN_WORKSPACE_CACHE'], hidden_write+: ['.yarn/cache', '.cache'] },
+  // The network is the registry's, for the commands that fetch packages:
+  // scripts, tests and the programs they start reach nothing but their
+  // own loopback.
+  sandbox+: { mode: 'workspace-write', network: 'granted', write+: ['$REIN_WORKSPACE_CACHE'], hidden_write+: ['.yarn/cache', '.cache'],
+              hosts+: [{ commands: ['npm install*', 'npm i', 'npm i *', 'npm ci*', 'npm add *', 'npm update*', 'npm outdated*', 'npm view *', 'npm audit*',
+                                    'npx *', 'yarn', 'yarn install*', 'yarn add *', 'pnpm install*', 'pnpm i', 'pnpm i *', 'pnpm add *', 'bun install*', 'bun add *'],
+                         hosts: ['registry.npmjs.org', 'registry.yarnpkg.com'] }] },
   tests+: {
     allow+: ['npm test', 'npm run build', 'npm ls --depth=0', 'yarn test', 'pnpm run lint', 'node --version', 'node scripts/check.js', 'node --test', 'node --test test/',
              'node --run build', 'node --test --test-reporter=spec --test-name-pattern=parser test/', 'node --enable-source-maps --no-warnings dist/x.js --port 3000 --verbose',

@@ -80,7 +80,12 @@ local pip = p('Python packages', subcommands={
   env+: { set+: { PIP_CACHE_DIR: '$REIN_WORKSPACE_CACHE/pip', UV_CACHE_DIR: '$REIN_WORKSPACE_CACHE/uv', POETRY_CACHE_DIR: '$REIN_WORKSPACE_CACHE/poetry' } },
   // The project's virtual environments: what runs from them is the
   // project's dependencies, which the python preset installs there.
-  sandbox+: { mode: 'workspace-write', network: 'allow', write+: ['$REIN_WORKSPACE_CACHE'], hidden_write+: ['.venv', '.tox', '.nox'] },
+  // The network is the package index's, for the commands that install:
+  // scripts and tests reach nothing but their own loopback.
+  sandbox+: { mode: 'workspace-write', network: 'granted', write+: ['$REIN_WORKSPACE_CACHE'], hidden_write+: ['.venv', '.tox', '.nox'],
+              hosts+: [{ commands: ['pip install *', 'pip download *', 'pip3 install *', 'pip3 download *', 'python -m pip install *', 'python3 -m pip install *',
+                                    'uv sync*', 'uv lock*', 'uv add *', 'uv pip install *', 'poetry install*', 'poetry lock*', 'poetry add *'],
+                         hosts: ['pypi.org', 'files.pythonhosted.org'] }] },
   rules+: [
     // pytest empties the --basetemp folder before the run (only the
     // working folder and its parents are refused): --basetemp=src removes

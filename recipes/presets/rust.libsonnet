@@ -44,7 +44,11 @@ local s = rein.sub;
   // every other crate built later compiles. (Its config is then the
   // workspace's .cargo/config.toml alone, not ~/.cargo/config.toml.)
   env+: { set+: { CARGO_HOME: '$REIN_WORKSPACE_CACHE/cargo' } },
-  sandbox+: { mode: 'workspace-write', network: 'allow', write+: ['$REIN_WORKSPACE_CACHE'] },
+  // The network is crates.io's, for cargo (which downloads what a build
+  // needs): tests and the programs they build reach nothing but their own
+  // loopback.
+  sandbox+: { mode: 'workspace-write', network: 'granted', write+: ['$REIN_WORKSPACE_CACHE'],
+              hosts+: [{ commands: ['cargo *'], hosts: ['index.crates.io', 'static.crates.io', 'crates.io'] }] },
   rules+: [
     // A workspace's .cargo/config.toml may define [alias] t = "install x"
     // (cargo lets a user alias shadow its built-in b, c, d, r, t): the
