@@ -209,11 +209,14 @@ func TestWritesThatRunLaterAreTakenBack(t *testing.T) {
 		if _, err := os.Lstat(filepath.Join(dir, made)); err == nil {
 			t.Errorf("%s is still there after the run: %q", made, res.Stderr)
 		}
-		if _, err := os.Lstat(filepath.Join(dir, made+".rejected")); err != nil {
-			t.Errorf("%s was not kept aside: %v", made, err)
+		if _, err := os.Lstat(filepath.Join(dir, made+".rejected")); err == nil {
+			t.Errorf("%s was kept aside in the workspace, where a later command could move it back", made)
 		}
 		if !strings.Contains(res.Stderr, filepath.Join(dir, made)) {
 			t.Errorf("the note does not name %s: %q", made, res.Stderr)
+		}
+		if !strings.Contains(res.Stderr, filepath.Join("rein", "rejected")) {
+			t.Errorf("the note does not say where %s went: %q", made, res.Stderr)
 		}
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, ".gitignore")); !strings.Contains(string(b), "*.log") {

@@ -302,7 +302,10 @@ type keeping struct {
 	start time.Time
 	// fence is the time the kernel stamps files with, as the run
 	// started: what has a later time, the run made or changed.
-	fence   time.Time
+	fence time.Time
+	// hidden: the workspace's hidden entries as the run started
+	// (sandbox.Config.Hidden), nil where rein does not mount them.
+	hidden  []string
 	files   []keptCopy
 	configs []fileCopy
 	folders []folderCopy
@@ -339,7 +342,7 @@ type inFlight struct {
 // snapshot copies what a run must not change.
 func (r *Runner) snapshot() *keeping {
 	k := r.kept.find(r)
-	kp := &keeping{start: time.Now(), fence: fileClock()}
+	kp := &keeping{start: time.Now(), fence: fileClock(), hidden: r.sandbox.Hidden()}
 	// A file rein could not read before the run cannot be put back.
 	for _, f := range append(k.files[:len(k.files):len(k.files)], k.agent...) {
 		if c := copyOf(f.path); !c.unread {
@@ -440,7 +443,7 @@ func (r *Runner) putBack(kp *keeping) string {
 			notes = append(notes, note)
 		}
 	}
-	notes = append(notes, r.nestedRepositories(kp.start, kp.fence)...)
+	notes = append(notes, r.nestedRepositories(kp.start, kp.fence, kp.hidden)...)
 	if len(notes) == 0 {
 		return ""
 	}

@@ -49,7 +49,7 @@ func BenchmarkNestedWalk(b *testing.B) {
 	r := &Runner{recipe: &recipe.Recipe{}, workspace: top, sandbox: &sandbox.Config{Mode: "workspace-write", Workspace: top}}
 	start := time.Now()
 	for b.Loop() {
-		if notes := r.nestedRepositories(start, fileClock()); len(notes) > 0 {
+		if notes := r.nestedRepositories(start, fileClock(), nil); len(notes) > 0 {
 			b.Fatal(notes)
 		}
 	}

@@ -39,15 +39,13 @@ var nestedSkip = map[string]bool{"node_modules": true}
 // nestedRepositories walks the workspace for repositories below its top
 // that changed since the run started and returns a note for each thing it
 // took back.
-func (r *Runner) nestedRepositories(start, fence time.Time) []string {
+func (r *Runner) nestedRepositories(start, fence time.Time, hiddenBefore []string) []string {
 	k := r.kept.find(r)
 	if !k.walkNested {
 		return nil
 	}
 	w := nestedWalk{r: r, since: start.Add(-nestedSlack), fence: fence, own: k.gitDir, budget: nestedWalkMax}
-	if r.sandbox != nil {
-		w.before = r.sandbox.HiddenBefore()
-	}
+	w.before = hiddenBefore
 	w.gitAdmin()
 	w.folder(r.workspace, true)
 	if n := len(w.notes); n > maxNotes {
@@ -172,9 +170,6 @@ func (w *nestedWalk) folder(dir string, top bool) {
 // runsLater reports whether the run made p, a hidden entry or a recipe
 // below the top, that commands may not write (sandbox.hidden_write).
 func (w *nestedWalk) runsLater(p string) bool {
-	if strings.HasSuffix(p, ".rejected") {
-		return false // rein's own: what it took back
-	}
 	if st, err := os.Lstat(p); err != nil || !changedAt(st).After(w.fence) {
 		return false
 	}
@@ -194,13 +189,28 @@ func (w *nestedWalk) takeBack(p string) {
 		w.notes = append(w.notes, fmt.Sprintf("rein: the command changed %s, which programs you run later read (hidden files, recipes); rein cannot put it back here: look at it before you run them", p))
 		return
 	}
-	aside := p + ".rejected"
-	os.RemoveAll(aside)
-	note := fmt.Sprintf("rein: the command made %s, which programs you run later read (hidden files, recipes), outside rein; rein moved it to %s (sandbox.hidden_write lets commands write it)", p, aside)
-	if err := os.Rename(p, aside); err != nil {
-		note = fmt.Sprintf("rein: the command made %s, which programs you run later read (hidden files, recipes), and rein could not move it aside: %v; remove it before you run them", p, err)
+	w.notes = append(w.notes, w.r.reject(p, "which programs you run later read (hidden files, recipes), outside rein"))
+}
+
+// reject moves what a command made out of the workspace, into rein's state
+// folder (where no command may write: left in the workspace, a later
+// command could move it back), and says where; where it cannot be moved
+// there (another file system), it is removed.
+func (r *Runner) reject(p, why string) string {
+	if state := recipe.StateDir(); state != "" {
+		rel, err := filepath.Rel(r.workspace, p)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			rel = filepath.Base(p)
+		}
+		dest := filepath.Join(state, "rejected", time.Now().Format("20060102-150405.000000"), rel)
+		if os.MkdirAll(filepath.Dir(dest), 0o700) == nil && os.Rename(p, dest) == nil {
+			return fmt.Sprintf("rein: the command made %s, %s; rein moved it to %s (sandbox.hidden_write lets commands write it)", p, why, dest)
+		}
 	}
-	w.notes = append(w.notes, note)
+	if err := os.RemoveAll(p); err != nil {
+		return fmt.Sprintf("rein: the command made %s, %s, and rein could not take it away: %v; remove it before you run anything there", p, why, err)
+	}
+	return fmt.Sprintf("rein: the command made %s, %s; rein removed it (sandbox.hidden_write lets commands write it)", p, why)
 }
 
 // new reports whether path changed since the run started.

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"unsafe"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -131,6 +132,9 @@ func Main(args []string) {
 		// could not start its threads.
 		limits = Limits{}
 	}
+	// What exec needs, made before the limits: under a small address
+	// space the Go runtime may find no room left to allocate it.
+	exec, execErr := prepareExec(path, argv, os.Environ())
 	if err := applyRlimits(limits); err != nil {
 		fail("cannot set resource limits: " + err.Error())
 	}
@@ -142,8 +146,31 @@ func Main(args []string) {
 	if sigs != nil {
 		signal.Stop(sigs)
 	}
-	err := syscall.Exec(path, argv, os.Environ())
-	fail(fmt.Sprintf("%s: %v", argv[0], err))
+	if execErr == nil {
+		execErr = exec()
+	}
+	fail(fmt.Sprintf("%s: %v", argv[0], execErr))
+}
+
+// prepareExec is execve of path with argv and env, its strings made ready
+// now: calling it allocates nothing.
+func prepareExec(path string, argv, env []string) (func() error, error) {
+	p, err := syscall.BytePtrFromString(path)
+	if err != nil {
+		return nil, err
+	}
+	a, err := syscall.SlicePtrFromStrings(argv)
+	if err != nil {
+		return nil, err
+	}
+	e, err := syscall.SlicePtrFromStrings(env)
+	if err != nil {
+		return nil, err
+	}
+	return func() error {
+		_, _, errno := syscall.RawSyscall(syscall.SYS_EXECVE, uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(&a[0])), uintptr(unsafe.Pointer(&e[0])))
+		return errno
+	}, nil
 }
 
 // stageCommand is the invocation of the stage that confines the program

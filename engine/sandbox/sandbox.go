@@ -148,15 +148,9 @@ type facts struct {
 	// need none; without them, where every hidden path does.
 	covers []string
 	grants map[bool]*ReadGrants
-	// secrets are the workspace's secret files (secrets.go), found when
-	// a command first gets a mount namespace to cover them in.
-	secrets     []string
-	secretsRead bool
-	untracked   func([]string) []string
-	// hidden are the workspace's places that run later (writes.go),
-	// read-only to commands where they have namespaces.
-	hidden         []string
-	hiddenBefore   []string // all of them, past the mounts' bound too
+	// untracked, hiddenWritable and gitWrites: Options'; the places they
+	// sort are walked for each program (workspacePlaces).
+	untracked      func([]string) []string
 	hiddenWritable func(rel string) bool
 	gitWrites      []string
 }
@@ -189,7 +183,6 @@ func (c *Config) Prepare() {
 		f.netServices = networkServices(f.sockets)
 		f.covers = coverable(f.hide)
 		f.grants = map[bool]*ReadGrants{}
-		f.secretsRead = false
 		f.at = time.Now()
 	}
 	g := f.grants[c.Isolate]
@@ -204,33 +197,15 @@ func (c *Config) Prepare() {
 	c.Hide, c.Read, c.Grants = f.hide, f.read, g
 	c.HideServices, c.Cover = nil, nil
 	if c.Isolate {
-		if !f.secretsRead {
-			f.secrets, f.hidden, f.secretsRead = nil, nil, true
-			secrets, hidden := workspaceSecrets(c.Workspace, f.deny, f.cacheDir)
-			f.secrets = secrets
-			for _, h := range hidden {
-				if rel, err := filepath.Rel(c.Workspace, h); err == nil && (f.hiddenWritable == nil || !f.hiddenWritable(rel)) {
-					f.hidden = append(f.hidden, h)
-				}
-			}
-			// git's own first, then the shallowest: each is a mount, and
-			// past maxReadOnlyMounts the rest are only taken back after
-			// the command when it made or renamed them.
-			slices.SortStableFunc(f.hidden, func(a, b string) int {
-				return strings.Count(a, string(filepath.Separator)) - strings.Count(b, string(filepath.Separator))
-			})
-			f.hidden = append(gitAdmin(c.Workspace, f.gitWrites), f.hidden...)
-			f.hiddenBefore = slices.Clone(f.hidden)
-			f.hidden = f.hidden[:min(len(f.hidden), maxReadOnlyMounts)]
-			if f.untracked != nil && len(f.secrets) > 0 {
-				f.secrets = f.untracked(f.secrets)
-			}
-		}
+		// Walked for every program, not kept with the facts: an earlier
+		// program of the same command may have moved a folder, and its
+		// secret or hook with it, from under the paths found then.
+		secrets, hidden := f.workspacePlaces(c.Workspace)
 		c.HideServices, c.Cover = f.services, f.covers
 		if c.Mode == "workspace-write" {
-			c.ReadOnly = append(slices.Clip(c.ReadOnly), f.hidden...)
+			c.ReadOnly = append(slices.Clip(c.ReadOnly), hidden[:min(len(hidden), maxReadOnlyMounts)]...)
 		}
-		for _, s := range f.secrets {
+		for _, s := range secrets {
 			if !revealed(s, c.Reveal) {
 				c.Cover = append(slices.Clip(c.Cover), s)
 			}
@@ -559,21 +534,40 @@ func (c *Config) Describe() string {
 	return strings.Join(parts, "; ")
 }
 
-// HiddenBefore are the workspace's hidden entries (and recipes below its
-// top, and git's own files) that commands may not write, as they were
-// before the command ran; nil when rein did not look (no namespaces, or no
-// program started yet). What the command left that is not among them, it
+// Hidden are the workspace's hidden entries (and recipes below its top,
+// and git's own files) that commands may not write, as they are now; nil
+// where the sandbox has no namespaces to keep them in. A runner notes them
+// as a command starts: what the command left that was not among them, it
 // made or renamed (runner.takeBack).
-func (c *Config) HiddenBefore() []string {
-	if c == nil || c.facts == nil {
+func (c *Config) Hidden() []string {
+	if c == nil || c.facts == nil || !c.Isolate || c.Mode != "workspace-write" {
 		return nil
 	}
 	c.facts.mu.Lock()
 	defer c.facts.mu.Unlock()
-	if !c.facts.secretsRead {
-		return nil
+	_, hidden := c.facts.workspacePlaces(c.Workspace)
+	return hidden
+}
+
+// workspacePlaces walks the workspace for the secret files to cover (those
+// git does not hold as they are) and the hidden entries commands may not
+// write: git's own first, then the shallowest (each is a mount, and past
+// maxReadOnlyMounts the rest are only taken back after the command).
+func (f *facts) workspacePlaces(workspace string) (secrets, hidden []string) {
+	secrets, all := workspaceSecrets(workspace, f.deny, f.cacheDir)
+	for _, h := range all {
+		if rel, err := filepath.Rel(workspace, h); err == nil && (f.hiddenWritable == nil || !f.hiddenWritable(rel)) {
+			hidden = append(hidden, h)
+		}
 	}
-	return c.facts.hiddenBefore
+	slices.SortStableFunc(hidden, func(a, b string) int {
+		return strings.Count(a, string(filepath.Separator)) - strings.Count(b, string(filepath.Separator))
+	})
+	hidden = append(gitAdmin(workspace, f.gitWrites), hidden...)
+	if f.untracked != nil && len(secrets) > 0 {
+		secrets = f.untracked(secrets)
+	}
+	return secrets, hidden
 }
 
 // Readable are the places besides the workspace, the temp folder and the

@@ -196,8 +196,7 @@ func (w *secretWalk) read(dir string, inHidden bool) (walkedFolder, bool) {
 	var f walkedFolder
 	for _, e := range entries {
 		n := e.Name()
-		// Not what rein moved aside itself: it runs nothing.
-		if !inHidden && !strings.HasSuffix(n, ".rejected") && (strings.HasPrefix(n, ".") && n != ".git" || n == "rein.jsonnet" && dir != w.top) {
+		if !inHidden && (strings.HasPrefix(n, ".") && n != ".git" || n == "rein.jsonnet" && dir != w.top) {
 			f.Hidden = append(f.Hidden, n)
 		}
 		if slices.ContainsFunc(w.names, func(g string) bool { ok, _ := filepath.Match(g, n); return ok }) {

@@ -64,19 +64,6 @@ func TestSecretWalkKeepsWhatItFoundPastItsBudget(t *testing.T) {
 	}
 }
 
-// What rein moved aside (NAME.rejected) runs nothing: it takes no mount,
-// so that a command cannot fill the mounts' bound with it.
-func TestRejectedNamesAreNotMounted(t *testing.T) {
-	ws := t.TempDir()
-	for _, n := range []string{".envrc.rejected", ".github"} {
-		os.Mkdir(filepath.Join(ws, n), 0o755)
-	}
-	_, hidden := workspaceSecrets(ws, recipe.SecretPaths, "")
-	if !slices.Equal(hidden, []string{filepath.Join(ws, ".github")}) {
-		t.Errorf("hidden %v", hidden)
-	}
-}
-
 // A link in a PATH folder that commands may write (an activated venv in
 // the workspace) grants nothing: a command could make it lead anywhere.
 func TestLinksWhereCommandsWriteGrantNothing(t *testing.T) {
