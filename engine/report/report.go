@@ -217,8 +217,33 @@ func Widenings(r *recipe.Recipe) []string {
 	if len(r.Sandbox.Sockets) > 0 {
 		add("local services commands may reach: %s", strings.Join(r.Sandbox.Sockets, ", "))
 	}
-	if r.Sandbox.Network == "allow" {
+	switch r.Sandbox.Network {
+	case "allow":
 		add("network: allowed")
+	case "granted":
+		for _, g := range r.Sandbox.Hosts {
+			add("network for %s: %s", strings.Join(g.Commands, ", "), strings.Join(g.Hosts, ", "))
+		}
+	}
+	if !r.GrantedReads() {
+		add("reads: everything but the secret paths (paths.scope: anywhere)")
+	}
+	for _, g := range r.Paths.Read {
+		if top := recipe.GlobTop(g); strings.HasPrefix(top, "/") || strings.HasPrefix(top, "~") {
+			add("readable outside the workspace: %s", g)
+		}
+	}
+	for _, g := range r.Paths.Grant {
+		add("secret file %s shown to %s", g.Path, strings.Join(g.Commands, ", "))
+	}
+	var hidden []string
+	for _, h := range r.Sandbox.HiddenWrite {
+		if !slices.Contains(recipe.HiddenWritable, h) {
+			hidden = append(hidden, h)
+		}
+	}
+	if len(hidden) > 0 {
+		add("hidden places commands may write: %s", strings.Join(hidden, ", "))
 	}
 	if len(r.Env.Set) > 0 {
 		add("environment set: %s", strings.Join(slices.Sorted(maps.Keys(r.Env.Set)), ", "))
