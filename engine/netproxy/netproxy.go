@@ -18,10 +18,14 @@ import (
 )
 
 // Proxy lets through the hosts Allowed names. Hosts are names as the
-// command asked for them (registry.npmjs.org, 127.0.0.1): "*.example.com"
-// allows the names below example.com, any port.
+// command asked for them (registry.npmjs.org, 127.0.0.1), on ports 443 and
+// 80; "host:port" names another port, "host:*" any; "*.example.com" the
+// names below example.com.
 type Proxy struct {
 	Allowed []string
+	// Token, when set, is the line each connection must start with: the
+	// command's own sandbox helper has it, other programs do not.
+	Token string
 
 	mu      sync.Mutex
 	asked   []string // host names, in the order asked, once each
@@ -31,15 +35,22 @@ type Proxy struct {
 	closed  bool
 }
 
-// Allows reports whether host (without its port) is granted.
-func (p *Proxy) Allows(host string) bool {
+// Allows reports whether host on port is granted.
+func (p *Proxy) Allows(host, port string) bool {
 	host = strings.ToLower(strings.TrimSuffix(host, "."))
 	return slices.ContainsFunc(p.Allowed, func(a string) bool {
 		a = strings.ToLower(a)
-		if rest, ok := strings.CutPrefix(a, "*."); ok {
+		name, ports := a, "443 80"
+		if h, pt, err := net.SplitHostPort(a); err == nil {
+			name, ports = h, pt
+		}
+		if ports != "*" && !slices.Contains(strings.Fields(ports), port) {
+			return false
+		}
+		if rest, ok := strings.CutPrefix(name, "*."); ok {
 			return strings.HasSuffix(host, "."+rest)
 		}
-		return host == a
+		return host == name
 	})
 }
 
@@ -49,6 +60,9 @@ func (p *Proxy) Serve(ln net.Listener) error {
 	p.server = &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second}
 	srv := p.server
 	p.mu.Unlock()
+	if p.Token != "" {
+		ln = tokenListener{ln, p.Token}
+	}
 	err := srv.Serve(ln)
 	if err == http.ErrServerClosed {
 		return nil
@@ -108,11 +122,17 @@ func (p *Proxy) note(host string, ok bool) {
 }
 
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	host := r.URL.Hostname()
-	if r.Method == http.MethodConnect {
-		host = hostOf(r.Host)
+	host, port := r.URL.Hostname(), r.URL.Port()
+	if port == "" {
+		port = map[string]string{"https": "443"}[r.URL.Scheme]
+		if port == "" {
+			port = "80"
+		}
 	}
-	ok := host != "" && p.Allows(host)
+	if r.Method == http.MethodConnect {
+		host, port = hostOf(r.Host)
+	}
+	ok := host != "" && p.Allows(host, port)
 	p.note(host, ok)
 	if !ok {
 		http.Error(w, fmt.Sprintf("rein: the network is granted to this command for %s only, not %s (sandbox.hosts)", strings.Join(p.Allowed, ", "), host), http.StatusForbidden)
@@ -193,10 +213,34 @@ func closeWrite(c net.Conn) {
 	}
 }
 
-// hostOf is host:port's host.
-func hostOf(hostport string) string {
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		return h
+// hostOf is host:port's host and port (443 when it has none).
+func hostOf(hostport string) (string, string) {
+	if h, port, err := net.SplitHostPort(hostport); err == nil {
+		return h, port
 	}
-	return hostport
+	return hostport, "443"
+}
+
+// tokenListener passes on the connections that start with the token's
+// line, and closes the others.
+type tokenListener struct {
+	net.Listener
+	token string
+}
+
+func (l tokenListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		line := make([]byte, len(l.token)+1)
+		if _, err := io.ReadFull(c, line); err != nil || string(line) != l.token+"\n" {
+			c.Close()
+			continue
+		}
+		c.SetReadDeadline(time.Time{})
+		return c, nil
+	}
 }

@@ -11,13 +11,15 @@ import (
 )
 
 func TestAllows(t *testing.T) {
-	p := &Proxy{Allowed: []string{"registry.npmjs.org", "*.crates.io", "127.0.0.2"}}
-	for host, want := range map[string]bool{
-		"registry.npmjs.org": true, "REGISTRY.npmjs.org.": true, "index.crates.io": true, "crates.io": false,
-		"evil.npmjs.org": false, "registry.npmjs.org.evil.com": false, "127.0.0.2": true, "127.0.0.1": false, "": false,
+	p := &Proxy{Allowed: []string{"registry.npmjs.org", "*.crates.io", "127.0.0.2:*", "localhost:8080"}}
+	for hostport, want := range map[string]bool{
+		"registry.npmjs.org:443": true, "REGISTRY.npmjs.org.:443": true, "registry.npmjs.org:80": true, "registry.npmjs.org:22": false,
+		"index.crates.io:443": true, "crates.io:443": false, "evil.npmjs.org:443": false, "registry.npmjs.org.evil.com:443": false,
+		"127.0.0.2:5555": true, "127.0.0.1:443": false, "localhost:8080": true, "localhost:8081": false, ":443": false,
 	} {
-		if got := p.Allows(host); got != want {
-			t.Errorf("Allows(%q) = %v, want %v", host, got, want)
+		host, port := hostOf(hostport)
+		if got := p.Allows(host, port); got != want {
+			t.Errorf("Allows(%q) = %v, want %v", hostport, got, want)
 		}
 	}
 }
@@ -37,7 +39,7 @@ func TestProxyGrantsHosts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &Proxy{Allowed: []string{"127.0.0.1"}}
+	p := &Proxy{Allowed: []string{"127.0.0.1:*"}}
 	go p.Serve(ln)
 	defer p.Close()
 	proxyURL, _ := url.Parse("http://" + ln.Addr().String())
@@ -81,5 +83,33 @@ func TestProxyGrantsHosts(t *testing.T) {
 	}
 	if asked, refused := p.Asked(); len(asked) != 2 || len(refused) != 1 || refused[0] != "localhost" {
 		t.Errorf("asked %v, refused %v", asked, refused)
+	}
+}
+
+// A connection that does not start with the token is closed unanswered:
+// another program finding the proxy's socket gets nothing from it.
+func TestProxyWantsTheToken(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &Proxy{Allowed: []string{"127.0.0.1:*"}, Token: "s3cret"}
+	go p.Serve(ln)
+	defer p.Close()
+	ask := func(prefix string) string {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		io.WriteString(c, prefix+"GET http://127.0.0.1:1/ HTTP/1.1\r\nHost: 127.0.0.1:1\r\nConnection: close\r\n\r\n")
+		b, _ := io.ReadAll(c)
+		return string(b)
+	}
+	if got := ask(""); got != "" {
+		t.Errorf("without the token: %q", got)
+	}
+	if got := ask("s3cret\n"); !strings.Contains(got, "HTTP/1.1") {
+		t.Errorf("with the token: %q", got)
 	}
 }

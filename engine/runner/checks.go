@@ -114,7 +114,14 @@ func (c *runChecks) open(ctx context.Context, path string, flag int, perm os.Fil
 	r, hc := c.runner, interp.HandlerCtx(ctx)
 	write := flag&(os.O_WRONLY|os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_TRUNC) != 0
 	res := r.policy.CheckOpen(path, write, hc.Dir)
-	if real, linked := throughLinks(path, hc.Dir); linked && res.Verdict != policy.Deny {
+	// Where the path leads is worked out once: what is checked is what
+	// is opened, below.
+	target := filepath.Clean(resolveIn(path, hc.Dir))
+	real, linked := throughLinks(path, hc.Dir)
+	if linked {
+		target = real
+	}
+	if linked && res.Verdict != policy.Deny {
 		if lr := r.policy.CheckOpen(real, write, hc.Dir); lr.Verdict == policy.Deny {
 			res = lr
 			res.Reason = fmt.Sprintf("%s leads to %s: %s", path, real, lr.Reason)
@@ -125,7 +132,7 @@ func (c *runChecks) open(ctx context.Context, path string, flag int, perm os.Fil
 	}
 	// rein opens the file itself, outside the sandbox: what it opens must
 	// be what it checked, though a command may swap a link in meanwhile.
-	if f, err, ok := openChecked(resolveIn(path, hc.Dir), flag, perm); ok {
+	if f, err, ok := openChecked(filepath.Clean(resolveIn(path, hc.Dir)), target, flag, perm); ok {
 		if err != nil {
 			return nil, &os.PathError{Op: "open", Path: path, Err: err}
 		}

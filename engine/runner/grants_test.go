@@ -263,12 +263,10 @@ func TestNetworkIsGrantedPerHost(t *testing.T) {
 	if !sandbox.Probe().Namespaces {
 		t.Skip("hosts are granted through a network namespace of the command's own, which this kernel does not give")
 	}
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("no python3")
-	}
+	needPython(t)
 	registry := httpServer(t, "127.0.0.2:0", "REGISTRY-OK")
 	other := httpServer(t, "127.0.0.3:0", "OTHER-LEAK")
-	granted := `{ commands: [{ command: './net.py' }], sandbox+: { mode: 'workspace-write', network: 'granted', hosts: [{ commands: ['./net.py *'], hosts: ['127.0.0.2'] }] } }`
+	granted := `{ commands: [{ command: './net.py' }], sandbox+: { mode: 'workspace-write', network: 'granted', hosts: [{ commands: ['./net.py *'], hosts: ['127.0.0.2:*'] }] } }`
 	r, _ := sandboxed(t, granted, map[string]string{"net.py": netScript})
 	res := r.Run(context.Background(), "./net.py http://"+registry+"/ http://"+other+"/", runner.RunOptions{})
 	for _, want := range []string{"REGISTRY-OK", "other REFUSED", "DIRECT-FAILED", "LOOPBACK-OK"} {
@@ -302,4 +300,49 @@ func httpServer(t *testing.T, addr, body string) string {
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	return ln.Addr().String()
+}
+
+// flipScript swaps the link argv[1] between argv[2] and the path the file
+// argv[3] holds (which vetting would refuse as an argument), as fast as it
+// can, for argv[4] seconds.
+const flipScript = `#!/usr/bin/env python3
+import os, sys, time
+link, good, bad = sys.argv[1], sys.argv[2], open(sys.argv[3]).read()
+end = time.time() + float(sys.argv[4])
+while time.time() < end:
+    for to in (bad, good):
+        os.symlink(to, ".flip")
+        os.replace(".flip", link)
+print("done")
+`
+
+// rein opens a redirect's file itself, outside the sandbox. A command that
+// swaps the link it names between a file of the workspace and one outside,
+// while the shell reads and appends through it, reaches only the file that
+// was checked (the race round three of the red team won).
+func TestRedirectsThroughASwappedLink(t *testing.T) {
+	needPython(t)
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "secret"), []byte("OUTSIDE-CANARY\n"), 0o644)
+	r, dir := sandboxed(t, `(import 'rein.libsonnet').presets.dev + { commands+: [{ command: './flip.sh' }] }`, map[string]string{"flip.sh": flipScript})
+	os.WriteFile(filepath.Join(dir, "good.txt"), []byte("good\n"), 0o644)
+	os.Symlink("good.txt", filepath.Join(dir, "lnk"))
+	os.WriteFile(filepath.Join(dir, "target"), []byte(filepath.Join(outside, "secret")), 0o644)
+	res := r.Run(context.Background(), "./flip.sh lnk good.txt target 4 | { for i in $(seq 150); do cat < lnk; echo x >> lnk; done; }", runner.RunOptions{Timeout: 20 * time.Second})
+	if strings.Contains(res.Stdout, "OUTSIDE-CANARY") {
+		t.Errorf("a redirect read the file outside through the swapped link: %d times", strings.Count(res.Stdout, "OUTSIDE-CANARY"))
+	}
+	if b, _ := os.ReadFile(filepath.Join(outside, "secret")); string(b) != "OUTSIDE-CANARY\n" {
+		t.Errorf("a redirect wrote the file outside: %q", b)
+	}
+	if !strings.Contains(res.Stdout, "good") {
+		t.Errorf("the workspace's file was never read: %+v", res)
+	}
+}
+
+func needPython(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
 }

@@ -3,28 +3,38 @@ package runner
 import (
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"golang.org/x/sys/unix"
 )
 
-// openChecked opens the file abs reaches, as checked: the path its links
-// lead to, opened with no link followed on the way (openat2), so that a
-// link a command swaps in after the check makes the open fail rather than
-// lead elsewhere. ok is false where rein leaves the open to the shell: a
-// device or /proc (/dev/null, /dev/stdout, which lead to the shell's own
-// streams), or a kernel without openat2.
-func openChecked(abs string, flag int, perm os.FileMode) (*os.File, error, bool) {
-	abs = filepath.Clean(abs)
-	if strings.HasPrefix(abs, "/dev/") || strings.HasPrefix(abs, "/proc/") {
+// openChecked opens target, the file rein checked that abs, the path as
+// written, leads to: a path with no link in it, opened following none, so
+// that a link a command swaps in after the check makes the open fail
+// rather than lead elsewhere. ok is false where rein leaves the open to
+// the shell: the devices and descriptors a shell opens by name
+// (/dev/null, /dev/stdout, /dev/fd/3, which lead to its own streams), or
+// a kernel without openat2.
+func openChecked(abs, target string, flag int, perm os.FileMode) (*os.File, error, bool) {
+	if shellSpecial(abs) {
 		return nil, nil, false
 	}
-	real := reach(abs, 0)
-	if real == "" {
-		real = abs
+	return openResolved(target, flag, perm)
+}
+
+// shellSpecial reports whether abs is a device or descriptor a shell opens
+// by name.
+func shellSpecial(abs string) bool {
+	switch abs {
+	case "/dev/null", "/dev/zero", "/dev/random", "/dev/urandom", "/dev/full", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty":
+		return true
 	}
-	return openResolved(real, flag, perm)
+	for _, dir := range []string{"/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"} {
+		if n, ok := strings.CutPrefix(abs, dir); ok && n != "" && strings.Trim(n, "0123456789") == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // openResolved opens real, a path with no link in it, following none: one

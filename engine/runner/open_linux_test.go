@@ -34,7 +34,7 @@ func TestRedirectOpensWhatWasChecked(t *testing.T) {
 		t.Errorf("err %v", err)
 	}
 	// Unswapped, it opens, for reading and for writing.
-	f, err, _ = openChecked(filepath.Join(ws, "d.old", "f"), os.O_WRONLY|os.O_APPEND, 0)
+	f, err, _ = openChecked(filepath.Join(ws, "d.old", "f"), filepath.Join(ws, "d.old", "f"), os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -86,7 +86,7 @@ func (p process) run(ctx context.Context) (outcome, error) {
 			return outcome{code: 126}, fmt.Errorf("cannot start the proxy for the hosts granted to %s: %w", p.argv[0], err)
 		}
 		defer stop()
-		proxy, cfg.Proxy = px, &sandbox.Proxy{Socket: socket, Port: sandbox.ProxyPort}
+		proxy, cfg.Proxy = px, &sandbox.Proxy{Socket: socket, Port: sandbox.ProxyPort, Token: px.Token}
 		env = append(append([]string(nil), env...), proxyEnv(sandbox.ProxyPort)...)
 	}
 	var limitHit func() bool

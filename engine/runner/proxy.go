@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"net"
 	"os"
@@ -13,6 +15,8 @@ import (
 // startProxy serves the hosts granted to one program on a unix socket in
 // a folder of rein's own (not one the program may write), for the
 // program's sandbox helper to join its network namespace to.
+// Each connection starts with the proxy's token, which only the program's
+// helper has: another program that finds the socket gets nothing.
 func startProxy(hosts []string) (*netproxy.Proxy, string, func(), error) {
 	root := recipe.TempRoot()
 	if err := os.MkdirAll(root, 0o700); err != nil {
@@ -28,7 +32,13 @@ func startProxy(hosts []string) (*netproxy.Proxy, string, func(), error) {
 		os.RemoveAll(dir)
 		return nil, "", nil, err
 	}
-	p := &netproxy.Proxy{Allowed: hosts}
+	token := make([]byte, 16)
+	if _, err := rand.Read(token); err != nil {
+		ln.Close()
+		os.RemoveAll(dir)
+		return nil, "", nil, err
+	}
+	p := &netproxy.Proxy{Allowed: hosts, Token: hex.EncodeToString(token)}
 	done := make(chan struct{})
 	go func() { p.Serve(ln); close(done) }()
 	stop := func() {

@@ -182,7 +182,7 @@ func stageCommand(c Config, path string, argv []string) (string, []string) {
 		fail("cannot find the helper to start the program's sandbox: " + err.Error())
 	}
 	c.Stage, c.Supervise, c.Cgroup, c.Parent = true, false, "", 0
-	c.ReadOnly, c.Pin, c.HideServices, c.Cover = nil, nil, nil, nil
+	c.ReadOnly, c.Pin, c.HideServices, c.Cover, c.Proxy = nil, nil, nil, nil, nil
 	b, err := json.Marshal(c)
 	if err == nil && len(b) > maxConfigArg {
 		// Past one argument's size, the stage works the grants out itself.

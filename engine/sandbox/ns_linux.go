@@ -263,6 +263,9 @@ func forwardProxy(p Proxy) error {
 					return
 				}
 				defer up.Close()
+				if _, err := io.WriteString(up, p.Token+"\n"); err != nil {
+					return
+				}
 				done := make(chan struct{}, 2)
 				go func() { io.Copy(up, c); up.(*net.UnixConn).CloseWrite(); done <- struct{}{} }()
 				go func() { io.Copy(c, up); c.(*net.TCPConn).CloseWrite(); done <- struct{}{} }()

@@ -106,6 +106,9 @@ type Config struct {
 type Proxy struct {
 	Socket string `json:"socket"`
 	Port   int    `json:"port"`
+	// Token starts each connection to the proxy: a program that finds the
+	// socket (another command's) does not have it.
+	Token string `json:"token"`
 }
 
 // ProxyPort is the port of the proxy inside a command's network namespace

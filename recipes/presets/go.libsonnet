@@ -53,10 +53,13 @@ local outputList = std.join(', ', ['"%s"' % f for f in outputs]);
   // rewrote ~/go/pkg/mod would change the code every other project builds.
   env+: { set+: { GOMODCACHE: '$REIN_WORKSPACE_CACHE/go/mod', GOCACHE: '$REIN_WORKSPACE_CACHE/go/build' } },
   // The network is the module proxy's and the checksum database's, for
-  // the go command only (which downloads what a build needs): tests and
-  // the programs they build reach nothing but their own loopback.
+  // the go commands that fetch modules and run none of the project's code
+  // (go test and go run do: run go mod download first): tests and the
+  // programs they build reach nothing but their own loopback.
   sandbox+: { mode: 'workspace-write', network: 'granted', write+: ['$REIN_WORKSPACE_CACHE'],
-              hosts+: [{ commands: ['go *'], hosts: ['proxy.golang.org', 'sum.golang.org'] }] },
+              hosts+: [{ commands: ['go mod download*', 'go mod tidy*', 'go mod verify*', 'go mod graph*', 'go mod why*', 'go get *',
+                                    'go build*', 'go vet*', 'go list*', 'go install *'],
+                         hosts: ['proxy.golang.org', 'sum.golang.org'] }] },
   rules+: [
     rein.rule('go-mod-network', 'ask', 'go mod tidy/download/edit change go.mod or use the network', each='cmd.name == "go" && cmd.sub == "mod" && len(cmd.positionals) > 1 && cmd.positionals[1] in ["tidy", "download", "edit"]'),
     // go run PKG@VERSION fetches a module and runs it: someone else's code,

@@ -44,11 +44,14 @@ local s = rein.sub;
   // every other crate built later compiles. (Its config is then the
   // workspace's .cargo/config.toml alone, not ~/.cargo/config.toml.)
   env+: { set+: { CARGO_HOME: '$REIN_WORKSPACE_CACHE/cargo' } },
-  // The network is crates.io's, for cargo (which downloads what a build
-  // needs): tests and the programs they build reach nothing but their own
-  // loopback.
+  // The network is crates.io's, for the cargo commands that fetch crates
+  // (cargo test and cargo run run the project's code: cargo fetch first):
+  // tests and the programs they build reach nothing but their own loopback.
+  // A build script runs in cargo build, and reaches crates.io too.
   sandbox+: { mode: 'workspace-write', network: 'granted', write+: ['$REIN_WORKSPACE_CACHE'],
-              hosts+: [{ commands: ['cargo *'], hosts: ['index.crates.io', 'static.crates.io', 'crates.io'] }] },
+              hosts+: [{ commands: ['cargo fetch*', 'cargo build*', 'cargo check*', 'cargo update*', 'cargo add *', 'cargo tree*', 'cargo metadata*',
+                                    'cargo generate-lockfile*'],
+                         hosts: ['index.crates.io', 'static.crates.io', 'crates.io'] }] },
   rules+: [
     // A workspace's .cargo/config.toml may define [alias] t = "install x"
     // (cargo lets a user alias shadow its built-in b, c, d, r, t): the
