@@ -23,10 +23,9 @@ import (
 const secretWalkMax = 5000
 
 // secretWalkSkip are folders the walk does not enter: git's own (its config
-// is git's to read) and package managers' and tools' trees, whose files
-// are the packages' and not the project's.
-var secretWalkSkip = map[string]bool{".git": true, "node_modules": true, ".venv": true, "__pycache__": true,
-	".tox": true, ".mypy_cache": true, ".pytest_cache": true, ".gradle": true, "target": true}
+// is git's to read) and npm's tree, whose files are the packages' and not
+// the project's, and which can hold more folders than the walk reads.
+var secretWalkSkip = map[string]bool{".git": true, "node_modules": true}
 
 // workspaceSecrets are the files and folders of the workspace that the
 // secret globs (paths.deny) name: "**/NAME" globs match a name at any

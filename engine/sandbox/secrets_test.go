@@ -90,3 +90,20 @@ func TestLinksWhereCommandsWriteGrantNothing(t *testing.T) {
 		t.Errorf("a toolchain's link was not followed: %v", reads)
 	}
 }
+
+// A secret in a build folder or a virtual environment is the project's as
+// much as one at the top: the walk enters them (red team round 2 read
+// target/.env and .venv/.env).
+func TestSecretWalkEntersToolFolders(t *testing.T) {
+	ws := t.TempDir()
+	for _, f := range []string{"target/.env", ".venv/.env", "__pycache__/.env"} {
+		os.MkdirAll(filepath.Dir(filepath.Join(ws, f)), 0o755)
+		os.WriteFile(filepath.Join(ws, f), []byte("S"), 0o644)
+	}
+	secrets, _ := workspaceSecrets(ws, recipe.SecretPaths, "")
+	for _, f := range []string{"target/.env", ".venv/.env", "__pycache__/.env"} {
+		if !slices.Contains(secrets, filepath.Join(ws, f)) {
+			t.Errorf("%s not found: %v", f, secrets)
+		}
+	}
+}
