@@ -109,7 +109,7 @@ func (w *nestedWalk) gitAdmin() {
 
 // made reports whether the run made p, or renamed or linked it there: it
 // was made after the run started, or it changed then and was not there
-// before (HiddenBefore).
+// as the run started (before, where rein looked).
 func (w *nestedWalk) made(p string) bool {
 	st, err := os.Lstat(p)
 	if err != nil || !changedAt(st).After(w.fence) {
@@ -127,7 +127,8 @@ type nestedWalk struct {
 	// fence is the file clock's time as the run started (fileClock): what
 	// has a later time, the run made or changed.
 	fence time.Time
-	// before are the hidden entries there were (sandbox HiddenBefore).
+	// before are the hidden entries as the run started (sandbox Hidden;
+	// nil where rein did not look).
 	before []string
 	own    string // the workspace's repository, kept on its own
 	budget int
@@ -179,11 +180,11 @@ func (w *nestedWalk) runsLater(p string) bool {
 	return true
 }
 
-// takeBack moves aside a hidden entry or recipe the run made (NAME.rejected),
-// which a program the person runs later would read: direnv an .envrc, git
-// a hooks folder, an agent its settings, rein a recipe. One the run only
-// changed (where the command had no namespaces to keep it read-only) is
-// left, and said.
+// takeBack takes out of the workspace a hidden entry or recipe the run
+// made, which a program the person runs later would read: direnv an
+// .envrc, git a hooks folder, an agent its settings, rein a recipe. One the
+// run only changed (where the command had no namespaces to keep it
+// read-only) is left, and said.
 func (w *nestedWalk) takeBack(p string) {
 	if !w.made(p) {
 		w.notes = append(w.notes, fmt.Sprintf("rein: the command changed %s, which programs you run later read (hidden files, recipes); rein cannot put it back here: look at it before you run them", p))
