@@ -42,6 +42,17 @@ func (p *Policy) outsideScope(abs string, named bool) bool {
 	return err == nil
 }
 
+// MayLook reports whether a command may learn what abs is or holds (the
+// shell's own tests and globs, which rein runs outside the sandbox): not
+// a secret path, and, under granted reads, a place commands may read.
+func (p *Policy) MayLook(abs string) bool {
+	abs = filepath.ToSlash(filepath.Clean(abs))
+	if _, ok := p.secret.match(abs); ok {
+		return false
+	}
+	return !p.confined || !p.outsideScope(abs, true)
+}
+
 // scopeResult is the refusal of a read outside the grants (what names
 // the path), with the grant that would allow it.
 func (p *Policy) scopeResult(what, abs string) *Result {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -31,6 +32,42 @@ type runChecks struct {
 	// it was given, where call changed it (exclusions of secret files):
 	// exec vets the words xargs adds to what the script wrote.
 	originals sync.Map
+
+	// programs counts the programs running; ended, set when the script
+	// has returned, refuses new ones. The shell returns without waiting
+	// for a process substitution's programs: rein waits for them (they
+	// are stopped first) before it looks at what the command changed.
+	programs     int
+	ended        bool
+	programsDone *sync.Cond
+}
+
+// started counts a program in, unless the script has ended.
+func (c *runChecks) started() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ended {
+		return false
+	}
+	c.programs++
+	return true
+}
+
+func (c *runChecks) finished() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.programs--
+	c.programsDone.Broadcast()
+}
+
+// endPrograms refuses new programs and waits for the running ones to end.
+func (c *runChecks) endPrograms() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ended = true
+	for c.programs > 0 {
+		c.programsDone.Wait()
+	}
 }
 
 func (c *runChecks) refuse(d *policy.Decision) error {
@@ -64,6 +101,14 @@ func (c *runChecks) call(ctx context.Context, args []string) ([]string, error) {
 		}
 		return args, nil
 	}
+	// cd - goes to $OLDPWD, which a script can set: vetted as that.
+	if (args[0] == "cd" || args[0] == "pushd") && len(args) > 1 && args[len(args)-1] == "-" {
+		to := slices.Clone(args)
+		to[len(to)-1] = hc.Env.Get("OLDPWD").String()
+		if d := r.decide(ctx, policy.Facts{Argv: to, Vars: scriptVars(hc.Env, c.base), Dir: hc.Dir}); c.stops(d.Verdict) {
+			return nil, c.refuse(d)
+		}
+	}
 	d := r.decide(ctx, policy.Facts{Argv: args, Vars: scriptVars(hc.Env, c.base), Dir: hc.Dir})
 	if c.stops(d.Verdict) {
 		return nil, c.refuse(d)
@@ -72,6 +117,31 @@ func (c *runChecks) call(ctx context.Context, args []string) ([]string, error) {
 		c.originals.Store(strings.Join(d.Run, "\x00"), args)
 	}
 	return d.Run, nil
+}
+
+// readDir lists a folder for the shell's globs, where the command may
+// read it: rein expands globs itself, outside the sandbox, and a glob
+// must not list what the kernel would not (~/*, /home/*/.ssh/*).
+func (c *runChecks) readDir(ctx context.Context, path string) ([]fs.DirEntry, error) {
+	hc := interp.HandlerCtx(ctx)
+	if !c.runner.policy.MayLook(resolveIn(path, hc.Dir)) {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: fs.ErrPermission}
+	}
+	return os.ReadDir(path)
+}
+
+// stat answers the shell's own tests ([[ -f ~/.ssh/id_rsa ]], -s, -nt)
+// where the command may read the place, and says nothing is there
+// elsewhere.
+func (c *runChecks) stat(ctx context.Context, name string, follow bool) (fs.FileInfo, error) {
+	hc := interp.HandlerCtx(ctx)
+	if !c.runner.policy.MayLook(resolveIn(name, hc.Dir)) {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+	}
+	if follow {
+		return os.Stat(name)
+	}
+	return os.Lstat(name)
 }
 
 // workingTree is the top of the git working tree dir is in, found as git
@@ -105,6 +175,11 @@ func (c *runChecks) exec(ctx context.Context, args []string) error {
 	if d := r.decide(ctx, policy.Facts{Argv: args, Dir: hc.Dir, Starting: true, Input: in}); c.stops(d.Verdict) {
 		return c.refuse(d)
 	}
+	if !c.started() {
+		fmt.Fprintf(hc.Stderr, "rein: %s was not started: the command had ended\n", args[0])
+		return interp.ExitStatus(126)
+	}
+	defer c.finished()
 	return r.exec(ctx, args, stdin)
 }
 

@@ -346,3 +346,43 @@ func needPython(t *testing.T) {
 		t.Skip("no python3")
 	}
 }
+
+// The shell returns without waiting for a process substitution: what its
+// program still does (making an .envrc again and again) is stopped, and
+// ended, before rein looks at what the command left (red team round four
+// left an .envrc that way, unseen).
+func TestProcessSubstitutionEndsBeforeTheChecks(t *testing.T) {
+	script := "#!/bin/sh\ntrap '' TERM\necho x > .envrc\necho a\nwhile :; do [ -e .envrc ] || echo x > .envrc; done\n"
+	r, dir := sandboxed(t, `(import 'rein.libsonnet').presets.dev + { commands+: [{ command: './mk.sh' }] }`, map[string]string{"mk.sh": script})
+	res := r.Run(context.Background(), "head -c1 < <(./mk.sh)", runner.RunOptions{})
+	time.Sleep(time.Second) // what would still run, running
+	if _, err := os.Lstat(filepath.Join(dir, ".envrc")); err == nil {
+		t.Errorf(".envrc is there after the run: %+v", res)
+	}
+}
+
+// rein's shell tests files and expands globs itself, outside the sandbox:
+// they see only what the command may read, so [[ -f ~/x ]] and ~/*/* do
+// not tell a command what the home folder holds; cd - goes only where cd
+// may (red team round four).
+func TestShellTestsAndGlobsStayInTheGrants(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	os.MkdirAll(filepath.Join(home, "private"), 0o700)
+	os.WriteFile(filepath.Join(home, "private", "plans.txt"), []byte("x"), 0o600)
+	os.WriteFile(filepath.Join(home, "notes.txt"), []byte("x"), 0o600)
+	r, dir := newRunner(t, "readonly", nil)
+	os.WriteFile(filepath.Join(dir, "here.txt"), []byte("x"), 0o644)
+	res := r.Run(context.Background(), `[[ -f ~/notes.txt ]] && echo LEAK-EXISTS; for f in ~/*/* ~/*; do echo "N:${f##*/}"; done; for f in *.txt; do echo "W:$f"; done`, runner.RunOptions{})
+	for _, leak := range []string{"LEAK-EXISTS", "N:plans.txt", "N:notes.txt", "N:private"} {
+		if strings.Contains(res.Stdout, leak) {
+			t.Errorf("the shell told a command about the home folder (%s): %q", leak, res.Stdout)
+		}
+	}
+	if !strings.Contains(res.Stdout, "W:here.txt") {
+		t.Errorf("a glob in the workspace: %q (stderr %q)", res.Stdout, res.Stderr)
+	}
+	if d := r.Run(context.Background(), "OLDPWD="+home+"; cd -; ls", runner.RunOptions{}); d.ExitCode == 0 || strings.Contains(d.Stdout, "notes.txt") {
+		t.Errorf("cd - went to the home folder: %+v", d)
+	}
+}

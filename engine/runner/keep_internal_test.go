@@ -54,3 +54,32 @@ func BenchmarkNestedWalk(b *testing.B) {
 		}
 	}
 }
+
+// What rein takes out of the workspace it reaches through the workspace's
+// own folders: a folder on the way that a command made a link to another
+// place (red team round four swapped one in as rein moved it) leads
+// nowhere, and what is there stays.
+func TestRejectStaysInTheWorkspace(t *testing.T) {
+	ws, elsewhere := t.TempDir(), t.TempDir()
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	os.MkdirAll(filepath.Join(elsewhere, ".ssh"), 0o700)
+	os.WriteFile(filepath.Join(elsewhere, ".ssh", "id_rsa"), []byte("KEY"), 0o600)
+	os.Symlink(elsewhere, filepath.Join(ws, "a"))
+	r := &Runner{recipe: &recipe.Recipe{}, workspace: ws}
+	note := r.reject(filepath.Join(ws, "a", ".ssh"), "for the test")
+	if _, err := os.Stat(filepath.Join(elsewhere, ".ssh", "id_rsa")); err != nil {
+		t.Fatalf("rein took a folder from outside the workspace: %v (%s)", err, note)
+	}
+	if err := r.removeBeneath(filepath.Join(ws, "a", ".ssh")); err == nil {
+		t.Error("removing through a link out of the workspace did not fail")
+	}
+	if _, err := os.Stat(filepath.Join(elsewhere, ".ssh", "id_rsa")); err != nil {
+		t.Fatalf("rein removed a folder outside the workspace: %v", err)
+	}
+	// Inside, it goes.
+	os.MkdirAll(filepath.Join(ws, "b", ".husky"), 0o755)
+	r.reject(filepath.Join(ws, "b", ".husky"), "for the test")
+	if _, err := os.Stat(filepath.Join(ws, "b", ".husky")); err == nil {
+		t.Error("b/.husky is still in the workspace")
+	}
+}

@@ -196,19 +196,26 @@ func (w *nestedWalk) takeBack(p string) {
 // reject moves what a command made out of the workspace, into rein's state
 // folder (where no command may write: left in the workspace, a later
 // command could move it back), and says where; where it cannot be moved
-// there (another file system), it is removed.
+// there (another file system), it is removed. Both go through the
+// workspace's folders by descriptor, following no link out of it: a
+// folder on the way that became a link leads nowhere.
 func (r *Runner) reject(p, why string) string {
+	rel, err := filepath.Rel(r.workspace, p)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return fmt.Sprintf("rein: the command made %s, %s; rein left it, as it is not inside the workspace", p, why)
+	}
+	root, err := os.OpenRoot(r.workspace)
+	if err != nil {
+		return fmt.Sprintf("rein: the command made %s, %s, and rein could not take it away: %v; remove it before you run anything there", p, why, err)
+	}
+	defer root.Close()
 	if state := recipe.StateDir(); state != "" {
-		rel, err := filepath.Rel(r.workspace, p)
-		if err != nil || strings.HasPrefix(rel, "..") {
-			rel = filepath.Base(p)
-		}
 		dest := filepath.Join(state, "rejected", time.Now().Format("20060102-150405.000000"), rel)
-		if os.MkdirAll(filepath.Dir(dest), 0o700) == nil && os.Rename(p, dest) == nil {
+		if os.MkdirAll(filepath.Dir(dest), 0o700) == nil && moveOut(root, rel, dest) == nil {
 			return fmt.Sprintf("rein: the command made %s, %s; rein moved it to %s (sandbox.hidden_write lets commands write it)", p, why, dest)
 		}
 	}
-	if err := os.RemoveAll(p); err != nil {
+	if err := root.RemoveAll(rel); err != nil {
 		return fmt.Sprintf("rein: the command made %s, %s, and rein could not take it away: %v; remove it before you run anything there", p, why, err)
 	}
 	return fmt.Sprintf("rein: the command made %s, %s; rein removed it (sandbox.hidden_write lets commands write it)", p, why)
@@ -251,7 +258,7 @@ func (w *nestedWalk) dotGit(path string) {
 		}
 	}
 	note := fmt.Sprintf("rein: the command made %s, which sends git there to another folder's config and hooks, outside rein; rein removed it", path)
-	if err := os.Remove(path); err != nil {
+	if err := w.r.removeBeneath(path); err != nil {
 		note = fmt.Sprintf("rein: the command made %s, which sends git to another folder's config and hooks, and rein could not remove it: %v; remove it before you run git there", path, err)
 	}
 	w.notes = append(w.notes, note)
@@ -300,8 +307,24 @@ func (w *nestedWalk) repository(dir string) {
 
 func (w *nestedWalk) remove(path, why string) {
 	note := fmt.Sprintf("rein: the command made %s (%s); rein removed it", path, why)
-	if err := os.RemoveAll(path); err != nil {
+	if err := w.r.removeBeneath(path); err != nil {
 		note = fmt.Sprintf("rein: the command made %s (%s) and rein could not remove it: %v; remove it before you run git there", path, why, err)
 	}
 	w.notes = append(w.notes, note)
+}
+
+// removeBeneath removes p, in the workspace, going through its folders by
+// descriptor: a folder on the way that a command made a link leads
+// nowhere, rather than to what rein would then remove elsewhere.
+func (r *Runner) removeBeneath(p string) error {
+	rel, err := filepath.Rel(r.workspace, p)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return fmt.Errorf("%s is not inside the workspace", p)
+	}
+	root, err := os.OpenRoot(r.workspace)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	return root.RemoveAll(rel)
 }

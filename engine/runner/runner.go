@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"mvdan.cc/sh/v3/expand"
@@ -167,6 +168,7 @@ func (r *Runner) Interpret(ctx context.Context, text string, opts RunOptions) *R
 
 	base := expand.ListEnviron(append(append([]string(nil), r.env...), opts.Env...)...)
 	checks := &runChecks{runner: r, approved: opts.Approved, base: base}
+	checks.programsDone = sync.NewCond(&checks.mu)
 	shell, err := interp.New(
 		interp.Env(base),
 		interp.Dir(dir),
@@ -174,6 +176,8 @@ func (r *Runner) Interpret(ctx context.Context, text string, opts RunOptions) *R
 		interp.CallHandler(checks.call),
 		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return checks.exec }),
 		interp.OpenHandler(checks.open),
+		interp.ReadDirHandler2(checks.readDir),
+		interp.StatHandler(checks.stat),
 	)
 	if err != nil {
 		return Failed("cannot start the interpreter: %v", err)
@@ -193,6 +197,10 @@ func (r *Runner) Interpret(ctx context.Context, text string, opts RunOptions) *R
 		}
 	}()
 	err = shell.Run(ctx, file)
+	// What a process substitution still runs is stopped, and ended,
+	// before rein looks at what the command changed.
+	cancel()
+	checks.endPrograms()
 	outgrown := mem.stop()
 	restored = true
 	if note := r.restore(kept); note != "" {
