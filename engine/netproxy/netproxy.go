@@ -221,26 +221,42 @@ func hostOf(hostport string) (string, string) {
 	return hostport, "443"
 }
 
-// tokenListener passes on the connections that start with the token's
-// line, and closes the others.
+// tokenListener's connections must start with the token's line: one that
+// does not is closed at its first read, in its own goroutine, so that a
+// slow or silent one holds up no other.
 type tokenListener struct {
 	net.Listener
 	token string
 }
 
 func (l tokenListener) Accept() (net.Conn, error) {
-	for {
-		c, err := l.Listener.Accept()
-		if err != nil {
-			return nil, err
-		}
-		c.SetReadDeadline(time.Now().Add(5 * time.Second))
-		line := make([]byte, len(l.token)+1)
-		if _, err := io.ReadFull(c, line); err != nil || string(line) != l.token+"\n" {
-			c.Close()
-			continue
-		}
-		c.SetReadDeadline(time.Time{})
-		return c, nil
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
 	}
+	return &tokenConn{Conn: c, token: l.token}, nil
+}
+
+type tokenConn struct {
+	net.Conn
+	token string
+	once  sync.Once
+	ok    bool
+}
+
+func (c *tokenConn) Read(b []byte) (int, error) {
+	c.once.Do(func() {
+		c.Conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		line := make([]byte, len(c.token)+1)
+		_, err := io.ReadFull(c.Conn, line)
+		c.ok = err == nil && string(line) == c.token+"\n"
+		c.Conn.SetReadDeadline(time.Time{})
+		if !c.ok {
+			c.Conn.Close()
+		}
+	})
+	if !c.ok {
+		return 0, io.EOF
+	}
+	return c.Conn.Read(b)
 }

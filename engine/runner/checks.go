@@ -144,6 +144,16 @@ func (c *runChecks) stat(ctx context.Context, name string, follow bool) (fs.File
 	return os.Lstat(name)
 }
 
+// access answers the shell's [[ -r ]], [[ -w ]] and [[ -x ]] where the
+// command may read the place, and refuses elsewhere.
+func (c *runChecks) access(ctx context.Context, path string, mode interp.AccessMode) error {
+	hc := interp.HandlerCtx(ctx)
+	if !c.runner.policy.MayLook(resolveIn(path, hc.Dir)) {
+		return &fs.PathError{Op: "access", Path: path, Err: fs.ErrPermission}
+	}
+	return interp.DefaultAccessHandler()(ctx, path, mode)
+}
+
 // workingTree is the top of the git working tree dir is in, found as git
 // finds it (the nearest folder up from dir holding .git), or "".
 func workingTree(dir string) string {

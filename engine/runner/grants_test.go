@@ -175,9 +175,13 @@ func TestWritesThatRunLaterAreTakenBack(t *testing.T) {
 		"mkdir -p .pytest_cache && echo data > .pytest_cache/v && echo MADE-CACHE\n" +
 		"mkdir -p .git/modules/evil && echo '[core]' > .git/modules/evil/config && echo MADE-MODULE\n" +
 		"mkdir -p evil && echo 'gitdir: ../.git/modules/evil' > evil/.git && echo MADE-POINTER\n" +
-		"mv notes.txt .toolrc2 && echo RENAMED\n"
+		"mv notes.txt .toolrc2 && echo RENAMED\n" +
+		"mkdir -p ..z && echo x > ..z/.envrc && echo MADE-DOTDOT\n" +
+		"mkdir -p s1/.git && ln -s \"$(cat target)\" s1/.git/config && echo LINKED-CONFIG\n"
 	r, dir := sandboxed(t, `{ commands: [{ command: './plant.sh' }], sandbox+: { mode: 'workspace-write' } }`, map[string]string{"plant.sh": script})
-	for f, text := range map[string]string{".github/ci.yml": "on: push\n", ".toolrc": "ok\n", ".gitignore": "out/\n", "notes.txt": "n\n"} {
+	outside := filepath.Join(t.TempDir(), "credentials")
+	os.WriteFile(outside, []byte("[core]\n\tsecretkey = CONFIG-CANARY\n"), 0o600)
+	for f, text := range map[string]string{".github/ci.yml": "on: push\n", ".toolrc": "ok\n", ".gitignore": "out/\n", "notes.txt": "n\n", "target": outside} {
 		os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755)
 		os.WriteFile(filepath.Join(dir, f), []byte(text), 0o644)
 	}
@@ -196,7 +200,14 @@ func TestWritesThatRunLaterAreTakenBack(t *testing.T) {
 			t.Errorf("%s changed: %q (stderr %q)", file, b, res.Stderr)
 		}
 	}
-	made := []string{".husky", "sub/.envrc", "sub/rein.jsonnet", ".git/modules"}
+	made := []string{".husky", "sub/.envrc", "sub/rein.jsonnet", ".git/modules", "..z"}
+	// A nested repository's config that is a link goes, unread.
+	if _, err := os.Lstat(filepath.Join(dir, "s1", ".git", "config")); err == nil {
+		t.Errorf("s1/.git/config, a link out of the workspace, is still there: %q", res.Stderr)
+	}
+	if strings.Contains(res.Stderr, "secretkey") || strings.Contains(res.Stderr, "CONFIG-CANARY") {
+		t.Errorf("rein read the file a nested config links to: %q", res.Stderr)
+	}
 	if namespaces {
 		// A rename is told from a change by what was there before,
 		// which rein looks at where it mounts.
@@ -373,8 +384,8 @@ func TestShellTestsAndGlobsStayInTheGrants(t *testing.T) {
 	os.WriteFile(filepath.Join(home, "notes.txt"), []byte("x"), 0o600)
 	r, dir := newRunner(t, "readonly", nil)
 	os.WriteFile(filepath.Join(dir, "here.txt"), []byte("x"), 0o644)
-	res := r.Run(context.Background(), `[[ -f ~/notes.txt ]] && echo LEAK-EXISTS; for f in ~/*/* ~/*; do echo "N:${f##*/}"; done; for f in *.txt; do echo "W:$f"; done`, runner.RunOptions{})
-	for _, leak := range []string{"LEAK-EXISTS", "N:plans.txt", "N:notes.txt", "N:private"} {
+	res := r.Run(context.Background(), `[[ -f ~/notes.txt ]] && echo LEAK-EXISTS; [[ -r ~/notes.txt ]] && echo LEAK-READABLE; for f in ~/*/* ~/*; do echo "N:${f##*/}"; done; for f in *.txt; do echo "W:$f"; done`, runner.RunOptions{})
+	for _, leak := range []string{"LEAK-EXISTS", "LEAK-READABLE", "N:plans.txt", "N:notes.txt", "N:private"} {
 		if strings.Contains(res.Stdout, leak) {
 			t.Errorf("the shell told a command about the home folder (%s): %q", leak, res.Stdout)
 		}

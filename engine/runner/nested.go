@@ -201,7 +201,7 @@ func (w *nestedWalk) takeBack(p string) {
 // folder on the way that became a link leads nowhere.
 func (r *Runner) reject(p, why string) string {
 	rel, err := filepath.Rel(r.workspace, p)
-	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return fmt.Sprintf("rein: the command made %s, %s; rein left it, as it is not inside the workspace", p, why)
 	}
 	root, err := os.OpenRoot(r.workspace)
@@ -273,10 +273,17 @@ func (w *nestedWalk) repository(dir string) {
 		return
 	}
 	for _, c := range []string{config, worktree} {
-		now := copyOf(c)
 		if !w.new(c) && !w.new(dir) {
 			continue
 		}
+		// A config that is a link is not read (it may lead to a secret,
+		// and what rein says about it would tell): git would read where
+		// it leads, so it goes.
+		if st, err := os.Lstat(c); err == nil && st.Mode()&os.ModeSymlink != 0 {
+			w.remove(c, "a link: git reads the config where it leads")
+			continue
+		}
+		now := copyOf(c)
 		added := w.r.codeEntries(now, fileCopy{})
 		if len(added) == 0 {
 			continue
@@ -318,7 +325,7 @@ func (w *nestedWalk) remove(path, why string) {
 // nowhere, rather than to what rein would then remove elsewhere.
 func (r *Runner) removeBeneath(p string) error {
 	rel, err := filepath.Rel(r.workspace, p)
-	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return fmt.Errorf("%s is not inside the workspace", p)
 	}
 	root, err := os.OpenRoot(r.workspace)

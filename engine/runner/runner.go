@@ -178,6 +178,7 @@ func (r *Runner) Interpret(ctx context.Context, text string, opts RunOptions) *R
 		interp.OpenHandler(checks.open),
 		interp.ReadDirHandler2(checks.readDir),
 		interp.StatHandler(checks.stat),
+		interp.AccessHandler(checks.access),
 	)
 	if err != nil {
 		return Failed("cannot start the interpreter: %v", err)

@@ -88,7 +88,7 @@ func Untracked(workspace string) func(paths []string) []string {
 		args := []string{"ls-tree", "-z", "--full-tree", "HEAD", "--"}
 		for _, p := range paths {
 			rel, err := filepath.Rel(top, p)
-			if err != nil || strings.HasPrefix(rel, "..") {
+			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 				return paths
 			}
 			args = append(args, filepath.ToSlash(rel))
