@@ -346,8 +346,10 @@ func TestRedirectsThroughASwappedLink(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(outside, "secret")); string(b) != "OUTSIDE-CANARY\n" {
 		t.Errorf("a redirect wrote the file outside: %q", b)
 	}
-	if !strings.Contains(res.Stdout, "good") {
-		t.Errorf("the workspace's file was never read: %+v", res)
+	// The loop ran: it read the workspace's file, or was refused the
+	// other (which of the two, load decides).
+	if !strings.Contains(res.Stdout, "good") && !strings.Contains(res.Stderr, "refused by rein") {
+		t.Errorf("the loop never opened the link: %+v", res)
 	}
 }
 
